@@ -1,0 +1,3 @@
+module github.com/raypipe/raypipe
+
+go 1.26
