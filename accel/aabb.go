@@ -19,7 +19,9 @@ func (a AABB) Union(b AABB) AABB { return AABB{a.Min.Min(b.Min), a.Max.Max(b.Max
 func (a AABB) Extend(p vec.Vec3) AABB { return AABB{a.Min.Min(p), a.Max.Max(p)} }
 
 // IsEmpty reports whether a contains no point.
-func (a AABB) IsEmpty() bool { return !(a.Min.X <= a.Max.X && a.Min.Y <= a.Max.Y && a.Min.Z <= a.Max.Z) }
+func (a AABB) IsEmpty() bool {
+	return !(a.Min.X <= a.Max.X && a.Min.Y <= a.Max.Y && a.Min.Z <= a.Max.Z)
+}
 
 // Contains reports whether b lies inside a.
 func (a AABB) Contains(b AABB) bool {

@@ -205,4 +205,3 @@ func checkTree(nodes []node, prims int, box func(uint32) AABB) error {
 	}
 	return nil
 }
-
