@@ -109,6 +109,9 @@ func (h *Hit) TrianglePositions() ([3]vec.Vec3, error) {
 	if b.flags&BuildAllowDataAccess == 0 {
 		return [3]vec.Vec3{}, ErrNoDataAccess
 	}
+	if h.slot == noSlot {
+		return [3]vec.Vec3{}, ErrNoTriangle
+	}
 	return b.tris[h.slot], nil
 }
 

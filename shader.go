@@ -1,0 +1,153 @@
+package raypipe
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// ShaderKind is the stage of a shader ("Shaders" in the spec).
+type ShaderKind uint8
+
+const (
+	KindRayGeneration ShaderKind = iota
+	KindIntersection
+	KindAnyHit
+	KindClosestHit
+	KindMiss
+	KindCallable
+	numShaderKinds
+)
+
+var kindNames = [...]string{"ray generation", "intersection", "any hit", "closest hit", "miss", "callable"}
+
+func (k ShaderKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("ShaderKind(%d)", k)
+}
+
+// TypeDesc identifies the type of a payload, attribute structure or
+// callable parameter. Two values match when they are the same *TypeDesc.
+// Go shaders get theirs from TypeOf; another executor (SPIR-V) makes its
+// own.
+type TypeDesc struct {
+	Name string
+	Size uintptr
+	// PointerFree reports whether the type holds no Go pointers, which
+	// intersection attributes must (they are copied as plain bytes).
+	PointerFree bool
+}
+
+var typeDescs sync.Map // reflect.Type -> *TypeDesc
+
+// TypeOf returns the TypeDesc of the Go type T; the same pointer every time.
+func TypeOf[T any]() *TypeDesc {
+	rt := reflect.TypeFor[T]()
+	if d, ok := typeDescs.Load(rt); ok {
+		return d.(*TypeDesc)
+	}
+	d, _ := typeDescs.LoadOrStore(rt, &TypeDesc{Name: rt.String(), Size: rt.Size(), PointerFree: pointerFree(rt)})
+	return d.(*TypeDesc)
+}
+
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// ShaderFunc is the untyped entry point of a shader. payload points to the
+// payload (any hit, closest hit, miss), the callable parameter (callable)
+// or is nil; attr points to the hit attributes (any hit, closest hit) or is
+// nil.
+type ShaderFunc func(c *Context, payload, attr unsafe.Pointer)
+
+// Shader is one exported shader of any kind. The generic constructors
+// (RayGeneration, ClosestHit, ...) fill it for Go functions.
+type Shader struct {
+	Name string
+	Kind ShaderKind
+	// Payload is the payload type (any hit, closest hit, miss) or the
+	// parameter type (callable); nil for ray generation and intersection.
+	Payload *TypeDesc
+	// Attributes is the attribute type (any hit, closest hit, and the
+	// type an intersection shader reports); nil otherwise.
+	Attributes *TypeDesc
+	// LocalStackBytes declares the shader's own stack use beyond its
+	// payload and attributes, for the pipeline stack size calculation.
+	LocalStackBytes uint32
+	Entry           ShaderFunc
+}
+
+// StackSize returns the shader's stack size as the pipeline accounts it:
+// its payload, attributes and declared local bytes
+// (GetShaderStackSize, "Pipeline stack").
+func (s *Shader) StackSize() uint64 {
+	n := uint64(s.LocalStackBytes)
+	if s.Payload != nil {
+		n += uint64(s.Payload.Size)
+	}
+	if s.Attributes != nil {
+		n += uint64(s.Attributes.Size)
+	}
+	return n
+}
+
+// BuiltInTriangleIntersectionAttributes are the attributes of fixed-function
+// triangle hits: the barycentrics of vertices 1 and 2.
+type BuiltInTriangleIntersectionAttributes struct {
+	Barycentrics [2]float32
+}
+
+// RayGeneration makes a ray generation shader.
+func RayGeneration(name string, fn func(c *Context)) Shader {
+	return Shader{Name: name, Kind: KindRayGeneration, Entry: func(c *Context, _, _ unsafe.Pointer) { fn(c) }}
+}
+
+// ClosestHit makes a closest hit shader with payload type P and attribute
+// type A (BuiltInTriangleIntersectionAttributes for triangle hit groups).
+func ClosestHit[P, A any](name string, fn func(c *Context, payload *P, attr *A)) Shader {
+	return Shader{Name: name, Kind: KindClosestHit, Payload: TypeOf[P](), Attributes: TypeOf[A](),
+		Entry: func(c *Context, p, a unsafe.Pointer) { fn(c, (*P)(p), (*A)(a)) }}
+}
+
+// AnyHit makes an any hit shader with payload type P and attribute type A.
+func AnyHit[P, A any](name string, fn func(c *Context, payload *P, attr *A)) Shader {
+	return Shader{Name: name, Kind: KindAnyHit, Payload: TypeOf[P](), Attributes: TypeOf[A](),
+		Entry: func(c *Context, p, a unsafe.Pointer) { fn(c, (*P)(p), (*A)(a)) }}
+}
+
+// Miss makes a miss shader with payload type P.
+func Miss[P any](name string, fn func(c *Context, payload *P)) Shader {
+	return Shader{Name: name, Kind: KindMiss, Payload: TypeOf[P](),
+		Entry: func(c *Context, p, _ unsafe.Pointer) { fn(c, (*P)(p)) }}
+}
+
+// Intersection makes an intersection shader that reports hits with
+// attribute type A (through ReportHit).
+func Intersection[A any](name string, fn func(c *Context)) Shader {
+	return Shader{Name: name, Kind: KindIntersection, Attributes: TypeOf[A](),
+		Entry: func(c *Context, _, _ unsafe.Pointer) { fn(c) }}
+}
+
+// Callable makes a callable shader with parameter type P.
+func Callable[P any](name string, fn func(c *Context, param *P)) Shader {
+	return Shader{Name: name, Kind: KindCallable, Payload: TypeOf[P](),
+		Entry: func(c *Context, p, _ unsafe.Pointer) { fn(c, (*P)(p)) }}
+}
