@@ -13,12 +13,12 @@ const ShadowEpsilon = 1e-4
 const shadowTMaxScale = 1 - 1e-4
 
 // Light returns the position of the point light used by Shadow: above the
-// scene (Y is up), one bounds diagonal over the top, and slightly off center
-// so that shadows fall at an angle.
+// top of the scene (Y is up) by a third of the bounds diagonal and off to the
+// side by one diagonal, a low sun, so that heightfields shadow themselves.
 func Light(b Bounds) vec.Vec3 {
 	c := b.Center()
 	d := b.Diagonal()
-	return vec.V3(c.X+0.25*d, b.Max.Y+d, c.Z+0.15*d)
+	return vec.V3(c.X+0.8*d, b.Max.Y+d/3, c.Z+0.6*d)
 }
 
 // Shadow returns n shadow rays toward Light(b). Each origin is a random point
