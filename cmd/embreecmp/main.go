@@ -73,11 +73,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, t := range tracers {
-			t.Close()
-		}
-	}()
 	var meshes []func() (mesh, error)
 	for _, s := range splitList(*flagSizes) {
 		n, err := parseSize(s)
@@ -131,11 +126,11 @@ func makeTracers(list string) ([]tracer, error) {
 		var err error
 		switch name {
 		case "embree-low":
-			t, err = newEmbreeTracer(embree.Low)
+			t = embreeTracer{embree.Low}
 		case "embree-medium":
-			t, err = newEmbreeTracer(embree.Medium)
+			t = embreeTracer{embree.Medium}
 		case "embree-high":
-			t, err = newEmbreeTracer(embree.High)
+			t = embreeTracer{embree.High}
 		case "raypipe-fastbuild", "raypipe-fasttrace":
 			if !raypipeAvailable {
 				fmt.Fprintf(os.Stderr, "embreecmp: skipping %s: the raypipe tracer is not wired in yet\n", name)
@@ -146,9 +141,6 @@ func makeTracers(list string) ([]tracer, error) {
 			err = fmt.Errorf("unknown tracer %q", name)
 		}
 		if err != nil {
-			for _, t := range ts {
-				t.Close()
-			}
 			return nil, err
 		}
 		ts = append(ts, t)
@@ -198,23 +190,15 @@ func compare(m mesh, tracers []tracer) error {
 		results[ti] = res
 		// Builds: one thread, then all threads; the last all-threads
 		// build is the one traced.
-		d, err := bestBuild(t, m, 1)
+		d, sc, err := bestBuild(t, m, 1)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name(), err)
 		}
+		sc.Close()
 		res[rowBuild1] = float64(ntri) / d.Seconds() / 1e6
-		var sc scene
-		d = time.Duration(1<<63 - 1)
-		for r := 0; r < max(1, *flagBuildReps); r++ {
-			if sc != nil {
-				sc.Close()
-			}
-			start := time.Now()
-			sc, err = t.Build(m.positions, m.indices, 0)
-			d = min(d, time.Since(start))
-			if err != nil {
-				return fmt.Errorf("%s: %w", t.Name(), err)
-			}
+		d, sc, err = bestBuild(t, m, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name(), err)
 		}
 		res[rowBuildN] = float64(ntri) / d.Seconds() / 1e6
 
@@ -287,24 +271,33 @@ func compare(m mesh, tracers []tracer) error {
 	return nil
 }
 
-// bestBuild returns the best build time of m with t over -build-reps runs.
-// One-thread raypipe builds run with GOMAXPROCS 1.
-func bestBuild(t tracer, m mesh, threads int) (time.Duration, error) {
+// bestBuild returns the best build time of m with t over -build-reps runs
+// with the given build threads (0: all), and the scene of the last run.
+// One-thread builds run with GOMAXPROCS 1 (for raypipe's builder).
+func bestBuild(t tracer, m mesh, threads int) (time.Duration, scene, error) {
 	if threads == 1 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	}
+	b, err := t.Builder(threads)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer b.Close()
 	best := time.Duration(1<<63 - 1)
+	var sc scene
 	for r := 0; r < max(1, *flagBuildReps); r++ {
+		if sc != nil {
+			sc.Close()
+		}
 		start := time.Now()
-		sc, err := t.Build(m.positions, m.indices, threads)
+		sc, err = b.Build(m.positions, m.indices)
 		d := time.Since(start)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		sc.Close()
 		best = min(best, d)
 	}
-	return best, nil
+	return best, sc, nil
 }
 
 // ratioPairs are the ratio columns: raypipe rate / Embree rate, so above 1

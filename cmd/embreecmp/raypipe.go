@@ -4,8 +4,6 @@ package main
 
 import (
 	"errors"
-
-	"github.com/raypipe/raypipe/vec"
 )
 
 // raypipeTracer builds raypipe BLASes with one build preference.
@@ -28,8 +26,6 @@ func newRaypipeTracer(fastTrace bool) *raypipeTracer {
 
 func (t *raypipeTracer) Name() string { return t.name }
 
-func (t *raypipeTracer) Build(positions []vec.Vec3, indices []uint32, threads int) (scene, error) {
+func (t *raypipeTracer) Builder(threads int) (builder, error) {
 	return nil, errors.New("raypipe tracer not wired yet (accel has not landed)")
 }
-
-func (t *raypipeTracer) Close() {}

@@ -11,15 +11,23 @@ import (
 // hit is one closest-hit answer, in Embree's layout: T is +Inf on a miss.
 type hit = embree.Hit
 
-// tracer builds acceleration structures of one kind: Embree at a build
-// quality, or raypipe with a build preference.
+// tracer makes builders of one kind of acceleration structure: Embree at a
+// build quality, or raypipe with a build preference.
 type tracer interface {
 	// Name is the column heading, e.g. "embree-medium".
 	Name() string
-	// Build builds the triangle list with the given number of build threads
-	// (0: all).
-	Build(positions []vec.Vec3, indices []uint32, threads int) (scene, error)
-	// Close releases what the tracer holds.
+	// Builder returns a builder that uses the given number of build
+	// threads (0: all). Only one builder is open at a time, and its
+	// scenes are closed before the next builder is made.
+	Builder(threads int) (builder, error)
+}
+
+// builder builds acceleration structures; making it is not timed.
+type builder interface {
+	// Build builds the triangle list (triangle i is
+	// positions[indices[3i+k]]).
+	Build(positions []vec.Vec3, indices []uint32) (scene, error)
+	// Close releases the builder; scenes it built stay valid.
 	Close()
 }
 
@@ -32,42 +40,36 @@ type scene interface {
 	Close()
 }
 
-// embreeTracer builds Embree scenes at one quality, with a one-thread device
-// and an all-threads device.
+// embreeTracer builds Embree scenes at one quality.
+//
+// Each builder is a fresh device: with TBB, Embree's "threads=N" limit is
+// process-wide while a device lives, so a one-thread device must not
+// coexist with an all-threads one.
 type embreeTracer struct {
 	quality embree.Quality
-	dev1    *embree.Device
-	devN    *embree.Device
 }
 
-func newEmbreeTracer(q embree.Quality) (*embreeTracer, error) {
-	d1, err := embree.NewDevice(1)
+func (t embreeTracer) Name() string { return "embree-" + t.quality.String() }
+
+func (t embreeTracer) Builder(threads int) (builder, error) {
+	d, err := embree.NewDevice(threads)
 	if err != nil {
 		return nil, err
 	}
-	dN, err := embree.NewDevice(0)
-	if err != nil {
-		d1.Close()
-		return nil, err
-	}
-	return &embreeTracer{quality: q, dev1: d1, devN: dN}, nil
+	return embreeBuilder{d, t.quality}, nil
 }
 
-func (t *embreeTracer) Name() string { return "embree-" + t.quality.String() }
+type embreeBuilder struct {
+	dev     *embree.Device
+	quality embree.Quality
+}
 
-func (t *embreeTracer) Build(positions []vec.Vec3, indices []uint32, threads int) (scene, error) {
-	d := t.devN
-	if threads == 1 {
-		d = t.dev1
-	}
-	s, err := d.BuildTriangles(positions, indices, t.quality)
+func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
+	s, err := b.dev.BuildTriangles(positions, indices, b.quality)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (t *embreeTracer) Close() {
-	t.dev1.Close()
-	t.devN.Close()
-}
+func (b embreeBuilder) Close() { b.dev.Close() }
