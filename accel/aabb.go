@@ -1,0 +1,74 @@
+package accel
+
+import (
+	"math"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// emptyAABB is the identity of Union.
+func emptyAABB() AABB {
+	inf := float32(math.Inf(1))
+	return AABB{vec.V3(inf, inf, inf), vec.V3(-inf, -inf, -inf)}
+}
+
+// Union returns the smallest box containing a and b.
+func (a AABB) Union(b AABB) AABB { return AABB{a.Min.Min(b.Min), a.Max.Max(b.Max)} }
+
+// Extend returns the smallest box containing a and p.
+func (a AABB) Extend(p vec.Vec3) AABB { return AABB{a.Min.Min(p), a.Max.Max(p)} }
+
+// IsEmpty reports whether a contains no point.
+func (a AABB) IsEmpty() bool {
+	return !(a.Min.X <= a.Max.X && a.Min.Y <= a.Max.Y && a.Min.Z <= a.Max.Z)
+}
+
+// Contains reports whether b lies inside a.
+func (a AABB) Contains(b AABB) bool {
+	return a.Min.X <= b.Min.X && a.Min.Y <= b.Min.Y && a.Min.Z <= b.Min.Z &&
+		a.Max.X >= b.Max.X && a.Max.Y >= b.Max.Y && a.Max.Z >= b.Max.Z
+}
+
+// HalfArea returns half the surface area, the SAH's measure.
+func (a AABB) HalfArea() float32 {
+	if a.IsEmpty() {
+		return 0
+	}
+	d := a.Max.Sub(a.Min)
+	return d.X*d.Y + d.Y*d.Z + d.Z*d.X
+}
+
+// Transform returns a box containing a's eight corners mapped by m, padded
+// by a few ulps so that rounding never makes it smaller than the exact image.
+func (a AABB) Transform(m vec.Mat3x4) AABB {
+	r := emptyAABB()
+	for i := 0; i < 8; i++ {
+		c := a.Min
+		if i&1 != 0 {
+			c.X = a.Max.X
+		}
+		if i&2 != 0 {
+			c.Y = a.Max.Y
+		}
+		if i&4 != 0 {
+			c.Z = a.Max.Z
+		}
+		r = r.Extend(m.TransformPoint(c))
+	}
+	return r.pad()
+}
+
+// pad grows a by a relative 2^-20 of its coordinates' magnitude.
+func (a AABB) pad() AABB {
+	e := func(lo, hi float32) float32 { return (abs32(lo) + abs32(hi)) * (1.0 / (1 << 20)) }
+	d := vec.V3(e(a.Min.X, a.Max.X), e(a.Min.Y, a.Max.Y), e(a.Min.Z, a.Max.Z))
+	return AABB{a.Min.Sub(d), a.Max.Add(d)}
+}
+
+func (a AABB) centroid() vec.Vec3 { return a.Min.Add(a.Max).Scale(0.5) }
+
+func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }
+
+func triBounds(t *triVerts) AABB {
+	return AABB{t[0].Min(t[1]).Min(t[2]), t[0].Max(t[1]).Max(t[2])}
+}

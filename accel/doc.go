@@ -1,0 +1,26 @@
+// Package accel implements the geometry half of the D3D12 raytracing model:
+// bottom- and top-level acceleration structures and the one traversal that
+// TraceRay, RayQuery and the plain closest-hit/occlusion queries all share.
+//
+// It follows "Geometry and acceleration structures" and "Acceleration
+// structure properties" of the D3D12 raytracing functional spec:
+//
+//   - BuildBLAS takes triangle or AABB geometries (Geometry), in the spec's
+//     vertex and index formats, with an optional per-geometry 3x4 transform.
+//   - BuildTLAS takes Instances: a 3x4 transform, a 24-bit InstanceID, an
+//     8-bit InstanceMask, a 24-bit InstanceContributionToHitGroupIndex,
+//     instance flags and the BLAS (nil makes the instance inactive).
+//   - Traversal enumerates candidate intersections along a ray in
+//     (TMin, TMax), commits opaque triangles itself and stops at the
+//     candidates that need a decision (non-opaque triangles for any-hit,
+//     procedural primitives for intersection shaders).
+//
+// Triangle intersection is watertight (Woop, Benthin and Wald 2013) with a
+// top-left style tie-break, so that a ray through a shared edge or vertex of
+// a manifold mesh reports exactly one incident triangle ("Fixed function
+// ray-triangle intersection specification"). Builds and traversal are
+// deterministic: the same inputs give the same hits in the same order, for
+// any GOMAXPROCS.
+//
+// The package knows nothing about shaders.
+package accel

@@ -1,0 +1,382 @@
+package accel
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// VertexFormat is the DXGI format of a triangle vertex position
+// (D3D12_RAYTRACING_GEOMETRY_TRIANGLES_DESC.VertexFormat).
+type VertexFormat uint8
+
+const (
+	// FormatR32G32B32Float: three float32 components.
+	FormatR32G32B32Float VertexFormat = iota
+	// FormatR32G32Float: two float32 components; the third is 0.
+	FormatR32G32Float
+	// FormatR16G16Float: two float16 components; the third is 0.
+	FormatR16G16Float
+	// FormatR16G16B16A16Float: four float16 components; A is ignored.
+	FormatR16G16B16A16Float
+)
+
+// Size returns the bytes one vertex of format f occupies.
+func (f VertexFormat) Size() int {
+	switch f {
+	case FormatR32G32B32Float:
+		return 12
+	case FormatR32G32Float:
+		return 8
+	case FormatR16G16Float:
+		return 4
+	case FormatR16G16B16A16Float:
+		return 8
+	}
+	return 0
+}
+
+func (f VertexFormat) String() string {
+	switch f {
+	case FormatR32G32B32Float:
+		return "R32G32B32_FLOAT"
+	case FormatR32G32Float:
+		return "R32G32_FLOAT"
+	case FormatR16G16Float:
+		return "R16G16_FLOAT"
+	case FormatR16G16B16A16Float:
+		return "R16G16B16A16_FLOAT"
+	}
+	return "unknown vertex format"
+}
+
+// IndexFormat is the format of a triangle index buffer.
+type IndexFormat uint8
+
+const (
+	// IndexNone: no index buffer; vertices 3i, 3i+1, 3i+2 form triangle i.
+	IndexNone IndexFormat = iota
+	// IndexUint16: 16-bit little-endian indices (DXGI_FORMAT_R16_UINT).
+	IndexUint16
+	// IndexUint32: 32-bit little-endian indices (DXGI_FORMAT_R32_UINT).
+	IndexUint32
+)
+
+// GeometryType says whether a Geometry holds triangles or procedural AABBs.
+type GeometryType uint8
+
+const (
+	GeometryTriangles GeometryType = iota
+	GeometryProceduralAABBs
+)
+
+// Triangles describes triangle geometry as in
+// D3D12_RAYTRACING_GEOMETRY_TRIANGLES_DESC: raw vertex and index bytes with
+// their formats, a vertex stride and an optional 3x4 transform applied to
+// the vertices in object space.
+type Triangles struct {
+	VertexBuffer []byte
+	VertexFormat VertexFormat
+	VertexStride int // bytes between vertices; 0 means tightly packed
+	VertexCount  int
+	IndexBuffer  []byte // nil with IndexNone
+	IndexFormat  IndexFormat
+	IndexCount   int // multiple of 3; with IndexNone, VertexCount is used
+	Transform    *vec.Mat3x4
+}
+
+// AABB is D3D12_RAYTRACING_AABB.
+type AABB struct {
+	Min, Max vec.Vec3
+}
+
+// AABBs describes procedural primitives as in
+// D3D12_RAYTRACING_GEOMETRY_AABBS_DESC: Count boxes of six float32 each
+// (MinX, MinY, MinZ, MaxX, MaxY, MaxZ) at Stride bytes apart.
+type AABBs struct {
+	Buffer []byte
+	Stride int // bytes between boxes; 0 means 24 (tightly packed)
+	Count  int
+}
+
+// Geometry is one D3D12_RAYTRACING_GEOMETRY_DESC.
+type Geometry struct {
+	Type      GeometryType
+	Flags     GeometryFlags
+	Triangles Triangles
+	AABBs     AABBs
+}
+
+// TriangleGeometry returns an opaque triangle geometry over float32
+// positions and 32-bit indices (nil indices: non-indexed).
+func TriangleGeometry(positions []vec.Vec3, indices []uint32) Geometry {
+	vb := make([]byte, 12*len(positions))
+	for i, p := range positions {
+		binary.LittleEndian.PutUint32(vb[12*i:], math.Float32bits(p.X))
+		binary.LittleEndian.PutUint32(vb[12*i+4:], math.Float32bits(p.Y))
+		binary.LittleEndian.PutUint32(vb[12*i+8:], math.Float32bits(p.Z))
+	}
+	t := Triangles{VertexBuffer: vb, VertexFormat: FormatR32G32B32Float, VertexStride: 12, VertexCount: len(positions)}
+	if indices != nil {
+		ib := make([]byte, 4*len(indices))
+		for i, x := range indices {
+			binary.LittleEndian.PutUint32(ib[4*i:], x)
+		}
+		t.IndexBuffer, t.IndexFormat, t.IndexCount = ib, IndexUint32, len(indices)
+	}
+	return Geometry{Type: GeometryTriangles, Flags: GeometryOpaque, Triangles: t}
+}
+
+// AABBGeometry returns an opaque procedural geometry over boxes.
+func AABBGeometry(boxes []AABB) Geometry {
+	b := make([]byte, 24*len(boxes))
+	for i, x := range boxes {
+		for j, f := range [6]float32{x.Min.X, x.Min.Y, x.Min.Z, x.Max.X, x.Max.Y, x.Max.Z} {
+			binary.LittleEndian.PutUint32(b[24*i+4*j:], math.Float32bits(f))
+		}
+	}
+	return Geometry{Type: GeometryProceduralAABBs, Flags: GeometryOpaque, AABBs: AABBs{Buffer: b, Stride: 24, Count: len(boxes)}}
+}
+
+// maxPrimitives bounds the primitives of one geometry and of one build, so
+// that claimed counts are rejected before anything is allocated. Primitive
+// indices must also fit the 32-bit PrimitiveIndex().
+const maxPrimitives = 1 << 28
+
+// decodedGeometry is a validated geometry with its object-space primitives.
+type decodedGeometry struct {
+	typ   GeometryType
+	flags GeometryFlags
+	tris  []triVerts // object space (after the geometry transform), index order
+	boxes []AABB
+	// hasTransform records whether Transform was non-nil, for update checks.
+	hasTransform bool
+	vertexFormat VertexFormat
+	indexFormat  IndexFormat
+	vertexCount  int
+	indexCount   int
+	indexHash    uint64
+}
+
+// triVerts is one triangle's three vertices in their original order.
+type triVerts [3]vec.Vec3
+
+func (g *decodedGeometry) primCount() int {
+	if g.typ == GeometryTriangles {
+		return len(g.tris)
+	}
+	return len(g.boxes)
+}
+
+// decodeGeometry validates g and converts it to object-space primitives.
+func decodeGeometry(i int, g *Geometry) (decodedGeometry, error) {
+	where := "geometry " + strconv.Itoa(i)
+	if g.Flags&^(GeometryOpaque|GeometryNoDuplicateAnyHitInvocation) != 0 {
+		return decodedGeometry{}, inputErr(where, "Flags", "unknown bits %#x", uint32(g.Flags))
+	}
+	switch g.Type {
+	case GeometryTriangles:
+		return decodeTriangles(where, g)
+	case GeometryProceduralAABBs:
+		return decodeAABBs(where, g)
+	}
+	return decodedGeometry{}, inputErr(where, "Type", "unknown geometry type %d", g.Type)
+}
+
+func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
+	t := &g.Triangles
+	d := decodedGeometry{typ: GeometryTriangles, flags: g.Flags, hasTransform: t.Transform != nil,
+		vertexFormat: t.VertexFormat, indexFormat: t.IndexFormat, vertexCount: t.VertexCount, indexCount: t.IndexCount}
+	vsize := t.VertexFormat.Size()
+	if vsize == 0 {
+		return d, inputErr(where, "VertexFormat", "unsupported format %d", t.VertexFormat)
+	}
+	stride := t.VertexStride
+	if stride == 0 {
+		stride = vsize
+	}
+	if stride < 0 || stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
+		return d, inputErr(where, "VertexStride", "%d is not a multiple of the %s component size", t.VertexStride, t.VertexFormat)
+	}
+	if t.VertexCount < 0 || t.VertexCount > maxPrimitives*3 {
+		return d, inputErr(where, "VertexCount", "%d out of range", t.VertexCount)
+	}
+	if t.VertexCount > 0 {
+		need := int64(t.VertexCount-1)*int64(stride) + int64(vsize)
+		if need > int64(len(t.VertexBuffer)) {
+			return d, inputErr(where, "VertexBuffer", "%d vertices at stride %d need %d bytes, have %d", t.VertexCount, stride, need, len(t.VertexBuffer))
+		}
+	}
+	var xf vec.Mat3x4
+	if t.Transform != nil {
+		xf = *t.Transform
+		if !xf.IsFinite() {
+			return d, inputErr(where, "Transform", "not finite: %v", xf)
+		}
+	}
+	vertex := func(v int) vec.Vec3 {
+		p := readVertex(t.VertexBuffer[v*stride:], t.VertexFormat)
+		if t.Transform != nil {
+			p = xf.TransformPoint(p)
+		}
+		return p
+	}
+	switch t.IndexFormat {
+	case IndexNone:
+		if t.VertexCount%3 != 0 {
+			return d, inputErr(where, "VertexCount", "%d is not a multiple of 3 (no index buffer)", t.VertexCount)
+		}
+		d.tris = make([]triVerts, t.VertexCount/3)
+		for p := range d.tris {
+			d.tris[p] = triVerts{vertex(3 * p), vertex(3*p + 1), vertex(3*p + 2)}
+		}
+	case IndexUint16, IndexUint32:
+		isize := 2
+		if t.IndexFormat == IndexUint32 {
+			isize = 4
+		}
+		if t.IndexCount < 0 || t.IndexCount%3 != 0 || t.IndexCount > maxPrimitives*3 {
+			return d, inputErr(where, "IndexCount", "%d is not a multiple of 3 in range", t.IndexCount)
+		}
+		if int64(t.IndexCount)*int64(isize) > int64(len(t.IndexBuffer)) {
+			return d, inputErr(where, "IndexBuffer", "%d indices need %d bytes, have %d", t.IndexCount, t.IndexCount*isize, len(t.IndexBuffer))
+		}
+		index := func(k int) int {
+			if isize == 2 {
+				return int(binary.LittleEndian.Uint16(t.IndexBuffer[2*k:]))
+			}
+			return int(binary.LittleEndian.Uint32(t.IndexBuffer[4*k:]))
+		}
+		var h uint64 = 14695981039346656037
+		for k := 0; k < t.IndexCount; k++ {
+			x := index(k)
+			if x >= t.VertexCount {
+				return d, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", x, k, t.VertexCount)
+			}
+			h = (h ^ uint64(x)) * 1099511628211
+		}
+		d.indexHash = h
+		d.tris = make([]triVerts, t.IndexCount/3)
+		for p := range d.tris {
+			d.tris[p] = triVerts{vertex(index(3 * p)), vertex(index(3*p + 1)), vertex(index(3*p + 2))}
+		}
+	default:
+		return d, inputErr(where, "IndexFormat", "unsupported format %d", t.IndexFormat)
+	}
+	return d, nil
+}
+
+func decodeAABBs(where string, g *Geometry) (decodedGeometry, error) {
+	a := &g.AABBs
+	d := decodedGeometry{typ: GeometryProceduralAABBs, flags: g.Flags}
+	stride := a.Stride
+	if stride == 0 {
+		stride = 24
+	}
+	if stride < 0 || stride%4 != 0 {
+		return d, inputErr(where, "AABBs.Stride", "%d is not a multiple of 4", a.Stride)
+	}
+	if a.Count < 0 || a.Count > maxPrimitives {
+		return d, inputErr(where, "AABBs.Count", "%d out of range", a.Count)
+	}
+	if a.Count > 0 {
+		need := int64(a.Count-1)*int64(stride) + 24
+		if need > int64(len(a.Buffer)) {
+			return d, inputErr(where, "AABBs.Buffer", "%d boxes at stride %d need %d bytes, have %d", a.Count, stride, need, len(a.Buffer))
+		}
+	}
+	d.boxes = make([]AABB, a.Count)
+	for i := range d.boxes {
+		b := a.Buffer[i*stride:]
+		f := func(k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])) }
+		d.boxes[i] = AABB{vec.V3(f(0), f(1), f(2)), vec.V3(f(3), f(4), f(5))}
+	}
+	return d, nil
+}
+
+// readVertex decodes one vertex position. Formats with two components get
+// z = 0; the fourth component of R16G16B16A16_FLOAT is ignored.
+func readVertex(b []byte, f VertexFormat) vec.Vec3 {
+	le := binary.LittleEndian
+	switch f {
+	case FormatR32G32B32Float:
+		return vec.V3(math.Float32frombits(le.Uint32(b)), math.Float32frombits(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:])))
+	case FormatR32G32Float:
+		return vec.V3(math.Float32frombits(le.Uint32(b)), math.Float32frombits(le.Uint32(b[4:])), 0)
+	case FormatR16G16Float:
+		return vec.V3(Float16(le.Uint16(b)), Float16(le.Uint16(b[2:])), 0)
+	case FormatR16G16B16A16Float:
+		return vec.V3(Float16(le.Uint16(b)), Float16(le.Uint16(b[2:])), Float16(le.Uint16(b[4:])))
+	}
+	return vec.Vec3{}
+}
+
+// Float16 converts an IEEE 754 binary16 value to float32 exactly.
+func Float16(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // inf or NaN
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp == 0:
+		if man == 0 {
+			return math.Float32frombits(sign)
+		}
+		f := float32(man) / (1 << 24) // subnormal: man * 2^-24
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
+}
+
+// Float16Bits converts a float32 to the nearest binary16 (round to nearest
+// even), for callers that build R16 vertex buffers.
+func Float16Bits(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23) & 0xff
+	man := b & 0x7fffff
+	if exp == 0xff {
+		if man != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		if e < -10 {
+			return sign
+		}
+		man |= 0x800000
+		shift := uint32(14 - e)
+		half := uint32(1) << (shift - 1)
+		r := man >> shift
+		rem := man & (1<<shift - 1)
+		if rem > half || (rem == half && r&1 != 0) {
+			r++
+		}
+		return sign | uint16(r)
+	}
+	r := uint32(e)<<10 | man>>13
+	rem := man & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && r&1 != 0) {
+		r++
+	}
+	return sign | uint16(r)
+}
+
+// inactiveTriangle: "a triangle with a NaN vertex x is inactive".
+func (t *triVerts) inactive() bool {
+	return t[0].X != t[0].X || t[1].X != t[1].X || t[2].X != t[2].X
+}
+
+// inactive AABB: "an AABB with NaN min x is inactive".
+func (b *AABB) inactive() bool { return b.Min.X != b.Min.X }

@@ -1,0 +1,57 @@
+package accel
+
+// The plain queries are for users who only cast rays: every candidate
+// triangle is accepted (as if any-hit always accepted), and procedural
+// primitives are skipped because they need an intersection shader. Use a
+// Traversal to decide per candidate.
+
+// Intersect returns the closest hit of r in t (r.TMin < t < r.TMax) over
+// the instances whose mask shares a bit with mask.
+func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
+	var tr Traversal
+	tr.Begin(t, r, flags|RayFlagSkipProceduralPrimitives&^skipConflicts(flags), mask)
+	return tr.closest()
+}
+
+// Occluded reports whether r hits anything in (r.TMin, r.TMax); it stops at
+// the first hit it finds.
+func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
+	var tr Traversal
+	tr.Begin(t, r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives&^skipConflicts(flags), mask)
+	_, ok := tr.closest()
+	return ok
+}
+
+// Intersect returns the closest hit of r against the BLAS alone.
+func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
+	var tr Traversal
+	tr.BeginBLAS(b, r, flags|RayFlagSkipProceduralPrimitives&^skipConflicts(flags))
+	return tr.closest()
+}
+
+// Occluded reports whether r hits the BLAS in (r.TMin, r.TMax).
+func (b *BLAS) Occluded(r Ray, flags RayFlags) bool {
+	var tr Traversal
+	tr.BeginBLAS(b, r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives&^skipConflicts(flags))
+	_, ok := tr.closest()
+	return ok
+}
+
+// skipConflicts drops SKIP_PROCEDURAL_PRIMITIVES when the caller asked for
+// SKIP_TRIANGLES, which excludes it.
+func skipConflicts(flags RayFlags) RayFlags {
+	if flags&RayFlagSkipTriangles != 0 {
+		return RayFlagSkipProceduralPrimitives
+	}
+	return 0
+}
+
+// closest accepts every candidate triangle and skips procedural ones.
+func (tr *Traversal) closest() (Hit, bool) {
+	for tr.Next() {
+		if tr.cand.Kind == KindTriangle {
+			tr.Commit()
+		}
+	}
+	return tr.committed, tr.committed.Kind != KindNone
+}

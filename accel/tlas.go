@@ -1,0 +1,131 @@
+package accel
+
+import (
+	"strconv"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// Instance is D3D12_RAYTRACING_INSTANCE_DESC: a placement of a BLAS in the
+// world. A nil BLAS makes the instance inactive (it keeps its index and is
+// never hit), as in current DXR and Vulkan.
+type Instance struct {
+	// Transform maps object space to world space (row-major 3x4).
+	Transform vec.Mat3x4
+	// InstanceID is the 24-bit value returned by InstanceID().
+	InstanceID uint32
+	// InstanceMask is ANDed with the ray's InstanceInclusionMask; zero
+	// never hits.
+	InstanceMask uint8
+	// InstanceContributionToHitGroupIndex is the 24-bit per-instance term
+	// of the hit group record index.
+	InstanceContributionToHitGroupIndex uint32
+	Flags                               InstanceFlags
+	BLAS                                *BLAS
+}
+
+// instance is an Instance prepared for traversal.
+type instance struct {
+	objectToWorld vec.Mat3x4
+	worldToObject vec.Mat3x4
+	id            uint32
+	contribution  uint32
+	mask          uint8
+	flags         InstanceFlags
+	blas          *BLAS
+}
+
+// TLAS is a top-level acceleration structure over instances. It references
+// its BLASes: per the spec's data rules, rebuilding or updating a BLAS makes
+// every TLAS over it stale until it is rebuilt or updated too.
+type TLAS struct {
+	flags     BuildFlags
+	instances []instance
+	nodes     []node
+	order     []uint32 // leaf slot -> instance index
+}
+
+// BuildTLAS builds a top-level acceleration structure
+// (BuildRaytracingAccelerationStructure with TYPE_TOP_LEVEL).
+func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
+	if err := checkBuildFlags(flags); err != nil {
+		return nil, err
+	}
+	if len(instances) > maxPrimitives {
+		return nil, inputErr("instances", "", "%d instances, more than %d", len(instances), maxPrimitives)
+	}
+	t := &TLAS{flags: flags, instances: make([]instance, len(instances))}
+	for i := range instances {
+		in, err := prepareInstance(i, &instances[i])
+		if err != nil {
+			return nil, err
+		}
+		t.instances[i] = in
+	}
+	t.build()
+	return t, nil
+}
+
+func prepareInstance(i int, in *Instance) (instance, error) {
+	where := "instance " + strconv.Itoa(i)
+	if in.InstanceID>>24 != 0 {
+		return instance{}, inputErr(where, "InstanceID", "%#x does not fit in 24 bits", in.InstanceID)
+	}
+	if in.InstanceContributionToHitGroupIndex>>24 != 0 {
+		return instance{}, inputErr(where, "InstanceContributionToHitGroupIndex", "%#x does not fit in 24 bits", in.InstanceContributionToHitGroupIndex)
+	}
+	if in.Flags&^0xf != 0 {
+		return instance{}, inputErr(where, "Flags", "unknown bits %#x", uint8(in.Flags))
+	}
+	if in.Flags&InstanceForceOpaque != 0 && in.Flags&InstanceForceNonOpaque != 0 {
+		return instance{}, inputErr(where, "Flags", "FORCE_OPAQUE and FORCE_NON_OPAQUE are mutually exclusive")
+	}
+	if !in.Transform.IsFinite() {
+		return instance{}, inputErr(where, "Transform", "not finite: %v", in.Transform)
+	}
+	p := instance{objectToWorld: in.Transform, id: in.InstanceID, contribution: in.InstanceContributionToHitGroupIndex,
+		mask: in.InstanceMask, flags: in.Flags, blas: in.BLAS}
+	if in.BLAS != nil {
+		inv, ok := in.Transform.Inverse()
+		if !ok {
+			return instance{}, inputErr(where, "Transform", "singular (determinant %g)", in.Transform.Det())
+		}
+		p.worldToObject = inv
+	}
+	return p, nil
+}
+
+// active reports whether the instance can ever be hit.
+func (in *instance) active() bool {
+	return in.blas != nil && in.mask != 0 && !in.blas.Bounds().IsEmpty()
+}
+
+func (t *TLAS) build() {
+	var refs []primRef
+	for i := range t.instances {
+		in := &t.instances[i]
+		if !in.active() {
+			continue
+		}
+		refs = append(refs, primRef{box: in.blas.Bounds().Transform(in.objectToWorld), id: uint32(i)})
+	}
+	p := paramsFor(t.flags)
+	p.maxLeaf = 1 // traversal enters one instance per leaf
+	t.nodes, t.order = buildBVH(refs, p)
+}
+
+// Bounds returns the world-space box around every active instance.
+func (t *TLAS) Bounds() AABB { return t.nodes[0].bounds }
+
+// Flags returns the build flags.
+func (t *TLAS) Flags() BuildFlags { return t.flags }
+
+// InstanceCount returns the number of instances, active or not.
+func (t *TLAS) InstanceCount() int { return len(t.instances) }
+
+// Instance returns instance i as it was given to the build (or update).
+func (t *TLAS) Instance(i int) Instance {
+	in := &t.instances[i]
+	return Instance{Transform: in.objectToWorld, InstanceID: in.id, InstanceMask: in.mask,
+		InstanceContributionToHitGroupIndex: in.contribution, Flags: in.flags, BLAS: in.blas}
+}

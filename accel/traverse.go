@@ -1,0 +1,509 @@
+package accel
+
+import (
+	"math"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// Ray is the HLSL RayDesc: t is measured in units of the (unnormalized)
+// direction.
+type Ray struct {
+	Origin    vec.Vec3
+	TMin      float32
+	Direction vec.Vec3
+	TMax      float32
+}
+
+// CandidateKind says what a Hit describes.
+type CandidateKind uint8
+
+const (
+	// KindNone: no hit (a miss, or nothing committed yet).
+	KindNone CandidateKind = iota
+	// KindTriangle: a triangle intersection.
+	KindTriangle
+	// KindProcedural: a procedural primitive (its AABB was entered; the
+	// intersection shader decides).
+	KindProcedural
+)
+
+// HitKind values of the HLSL HitKind() intrinsic for triangles.
+const (
+	HitKindTriangleFrontFace uint8 = 0xFE
+	HitKindTriangleBackFace  uint8 = 0xFF
+)
+
+// Hit describes a candidate or committed intersection.
+type Hit struct {
+	Kind CandidateKind
+	// T is the ray parameter of the hit. For a procedural candidate it is
+	// the entry distance into the AABB (clamped to TMin), a hint only.
+	T float32
+	// U and V are the barycentrics of vertices 1 and 2 in the original
+	// vertex order (BuiltInTriangleIntersectionAttributes.barycentrics).
+	U, V float32
+	// FrontFace reports the facing after instance flags
+	// (HIT_KIND_TRIANGLE_FRONT_FACE).
+	FrontFace bool
+	// Opaque is the opacity after geometry, instance and ray flags.
+	Opaque         bool
+	InstanceIndex  uint32
+	GeometryIndex  uint32
+	PrimitiveIndex uint32
+	// ObjectRayOrigin and ObjectRayDirection are the ray in the
+	// instance's object space.
+	ObjectRayOrigin    vec.Vec3
+	ObjectRayDirection vec.Vec3
+
+	inst *instance
+	slot uint32
+}
+
+// InstanceID returns the hit instance's 24-bit InstanceID.
+func (h *Hit) InstanceID() uint32 { return h.inst.id }
+
+// InstanceContributionToHitGroupIndex returns the hit instance's 24-bit
+// contribution to the hit group record index.
+func (h *Hit) InstanceContributionToHitGroupIndex() uint32 { return h.inst.contribution }
+
+// ObjectToWorld returns the instance transform (ObjectToWorld3x4).
+func (h *Hit) ObjectToWorld() vec.Mat3x4 { return h.inst.objectToWorld }
+
+// WorldToObject returns the inverse instance transform (WorldToObject3x4).
+func (h *Hit) WorldToObject() vec.Mat3x4 { return h.inst.worldToObject }
+
+// GeometryFlags returns the flags of the hit geometry.
+func (h *Hit) GeometryFlags() GeometryFlags { return h.inst.blas.geoms[h.GeometryIndex].flags }
+
+// HitKind returns HitKindTriangleFrontFace or HitKindTriangleBackFace for
+// triangles and 0 otherwise (procedural hit kinds come from ReportHit).
+func (h *Hit) HitKind() uint8 {
+	if h.Kind != KindTriangle {
+		return 0
+	}
+	if h.FrontFace {
+		return HitKindTriangleFrontFace
+	}
+	return HitKindTriangleBackFace
+}
+
+// BLAS returns the bottom-level structure of the hit instance.
+func (h *Hit) BLAS() *BLAS {
+	if h.inst == nil {
+		return nil
+	}
+	return h.inst.blas
+}
+
+// TrianglePositions returns the hit triangle's three vertices in object
+// space (after the geometry transform, without the instance transform), in
+// the original vertex order — the data of hlsl-0041 position fetch. It
+// fails unless the hit is a triangle in a BLAS built with
+// BuildAllowDataAccess.
+func (h *Hit) TrianglePositions() ([3]vec.Vec3, error) {
+	if h.Kind != KindTriangle {
+		return [3]vec.Vec3{}, ErrNoTriangle
+	}
+	b := h.inst.blas
+	if b.flags&BuildAllowDataAccess == 0 {
+		return [3]vec.Vec3{}, ErrNoDataAccess
+	}
+	return b.tris[h.slot], nil
+}
+
+// stackSize bounds the traversal stack: one entry per level of each of the
+// two trees at most.
+const stackSize = 2*maxTreeDepth + 4
+
+type stackEntry struct {
+	node uint32
+	near float32
+}
+
+// rayBox holds a ray prepared for slab tests.
+type rayBox struct {
+	org  vec.Vec3
+	inv  vec.Vec3
+	negX bool
+	negY bool
+	negZ bool
+}
+
+func (r *rayBox) setup(o, d vec.Vec3) {
+	r.org = o
+	r.inv = vec.V3(1/d.X, 1/d.Y, 1/d.Z)
+	r.negX, r.negY, r.negZ = r.inv.X < 0, r.inv.Y < 0, r.inv.Z < 0
+}
+
+// robustScale widens the far distance of every slab test by 1+2*gamma(3),
+// as in Ize, "Robust BVH Ray Traversal" (JCGT 2013), so that rounding can
+// never make a box miss a triangle that the watertight test would hit.
+const robustScale = 1 + 2*(3*0x1p-24)/(1-3*0x1p-24)
+
+// hit returns the entry distance into b over [tMin, tMax]. NaN slab
+// distances (a zero direction component with the origin on a slab plane)
+// are ignored, which treats the origin as inside that slab.
+func (r *rayBox) hit(b *AABB, tMin, tMax float32) (float32, bool) {
+	lo, hi := b.Min, b.Max
+	if r.negX {
+		lo.X, hi.X = hi.X, lo.X
+	}
+	if r.negY {
+		lo.Y, hi.Y = hi.Y, lo.Y
+	}
+	if r.negZ {
+		lo.Z, hi.Z = hi.Z, lo.Z
+	}
+	near, far := tMin, tMax
+	if t := (lo.X - r.org.X) * r.inv.X; t > near {
+		near = t
+	}
+	if t := (lo.Y - r.org.Y) * r.inv.Y; t > near {
+		near = t
+	}
+	if t := (lo.Z - r.org.Z) * r.inv.Z; t > near {
+		near = t
+	}
+	if t := (hi.X - r.org.X) * r.inv.X; t < far {
+		far = t
+	}
+	if t := (hi.Y - r.org.Y) * r.inv.Y; t < far {
+		far = t
+	}
+	if t := (hi.Z - r.org.Z) * r.inv.Z; t < far {
+		far = t
+	}
+	return near, near <= far*robustScale
+}
+
+// Traversal walks an acceleration structure for one ray. It is the one
+// traversal behind TraceRay, RayQuery and the plain queries: Next advances
+// to the next candidate that needs a decision — a non-opaque triangle
+// (any-hit) or a procedural primitive (intersection) — while opaque
+// triangles are committed on the way, shrinking the ray's TMax.
+//
+// A Traversal is reusable and allocates nothing; it is not safe for
+// concurrent use. The zero value is ready for Begin.
+type Traversal struct {
+	ray   Ray
+	flags RayFlags
+	mask  uint8
+	tlas  *TLAS
+	world rayBox
+
+	// Current instance (BLAS level).
+	inst     *instance
+	instIdx  uint32
+	blas     *BLAS
+	object   rayBox
+	wt       watertightRay
+	objOrg   vec.Vec3
+	objDir   vec.Vec3
+	frontCCW bool
+	cullBack bool
+	cullFrt  bool
+
+	stack    [stackSize]stackEntry
+	sp       int
+	blasBase int // stack height when the current instance was entered; -1 at top level
+
+	leafPos, leafEnd uint32
+
+	tMax      float32
+	done      bool
+	cand      Hit
+	committed Hit
+}
+
+// Begin starts a traversal of tlas for ray r with ray flags and an
+// instance inclusion mask (only the low 8 bits of TraceRay's mask count).
+func (tr *Traversal) Begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
+	tr.reset(r, flags, uint8(mask))
+	tr.tlas = tlas
+	if tlas == nil || r.TMin > r.TMax || tlas.nodes[0].bounds.IsEmpty() || !tr.rayUsable() {
+		tr.done = true
+		return
+	}
+	tr.push(0, r.TMin)
+}
+
+// BeginBLAS starts a traversal of a single BLAS, as if it were the only
+// instance of a TLAS with an identity transform, InstanceID 0, mask 0xFF
+// and no flags.
+func (tr *Traversal) BeginBLAS(b *BLAS, r Ray, flags RayFlags) {
+	tr.reset(r, flags, 0xff)
+	tr.tlas = nil
+	if b == nil || r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !tr.rayUsable() {
+		tr.done = true
+		return
+	}
+	tr.enter(&b.self, 0)
+}
+
+func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
+	tr.ray, tr.flags, tr.mask = r, flags, mask
+	tr.sp, tr.blasBase = 0, -1
+	tr.leafPos, tr.leafEnd = 0, 0
+	tr.tMax = r.TMax
+	tr.done = false
+	tr.inst, tr.blas = nil, nil
+	tr.cand = Hit{}
+	tr.committed = Hit{}
+	tr.world.setup(r.Origin, r.Direction)
+}
+
+// rayUsable rejects rays the spec leaves undefined: NaN components or a
+// zero direction. They simply miss.
+func (tr *Traversal) rayUsable() bool {
+	r := &tr.ray
+	if r.Origin.HasNaN() || r.Direction.HasNaN() || r.TMin != r.TMin || r.TMax != r.TMax {
+		return false
+	}
+	return r.Direction != (vec.Vec3{})
+}
+
+func (tr *Traversal) push(n uint32, near float32) {
+	tr.stack[tr.sp] = stackEntry{n, near}
+	tr.sp++
+}
+
+// enter switches to the object space of instance in.
+func (tr *Traversal) enter(in *instance, idx uint32) {
+	tr.inst, tr.instIdx, tr.blas = in, idx, in.blas
+	m := &in.worldToObject
+	tr.objOrg = m.TransformPoint(tr.ray.Origin)
+	tr.objDir = m.TransformVector(tr.ray.Direction)
+	tr.object.setup(tr.objOrg, tr.objDir)
+	tr.wt.setup(tr.objOrg, tr.objDir)
+	tr.frontCCW = in.flags&InstanceTriangleFrontCounterClockwise != 0
+	cull := in.flags&InstanceTriangleCullDisable == 0
+	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
+	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
+	tr.blasBase = tr.sp
+	if near, ok := tr.object.hit(&in.blas.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
+		tr.push(0, near)
+	}
+}
+
+// Next advances to the next candidate that needs a decision and reports
+// whether there is one. When it returns false the traversal is over and
+// Committed holds the result.
+func (tr *Traversal) Next() bool {
+	for !tr.done {
+		for tr.leafPos < tr.leafEnd {
+			slot := tr.leafPos
+			tr.leafPos++
+			if tr.testPrimitive(slot) {
+				return true
+			}
+			if tr.done {
+				return false
+			}
+		}
+		if !tr.descend() {
+			tr.done = true
+		}
+	}
+	return false
+}
+
+// descend walks the trees until it reaches a BLAS leaf (and sets the leaf
+// range) or runs out of nodes.
+func (tr *Traversal) descend() bool {
+	for {
+		if tr.blasBase >= 0 && tr.sp == tr.blasBase {
+			tr.blasBase = -1 // leave the instance
+			tr.inst, tr.blas = nil, nil
+		}
+		if tr.sp == 0 {
+			return false
+		}
+		tr.sp--
+		e := tr.stack[tr.sp]
+		if e.near > tr.tMax {
+			continue
+		}
+		if tr.blasBase >= 0 {
+			if tr.descendIn(tr.blas.nodes, &tr.object, e.node) {
+				return true
+			}
+			continue
+		}
+		if leaf, ok := tr.descendTop(e.node); ok {
+			in := &tr.tlas.instances[tr.tlas.order[leaf]]
+			if in.mask&tr.mask == 0 || !tr.instanceMatchesSkips(in) {
+				continue
+			}
+			tr.enter(in, tr.tlas.order[leaf])
+		}
+	}
+}
+
+func (tr *Traversal) instanceMatchesSkips(in *instance) bool {
+	if in.blas.typ == GeometryTriangles {
+		return tr.flags&RayFlagSkipTriangles == 0
+	}
+	return tr.flags&RayFlagSkipProceduralPrimitives == 0
+}
+
+// descendIn walks BLAS nodes from n, pushing far children, until it
+// reaches a leaf (true) or a dead end (false).
+func (tr *Traversal) descendIn(nodes []node, rb *rayBox, n uint32) bool {
+	for {
+		nd := &nodes[n]
+		if nd.isLeaf() {
+			tr.leafPos, tr.leafEnd = nd.first, nd.first+nd.count
+			return true
+		}
+		next, ok := tr.children(nodes, rb, nd.first)
+		if !ok {
+			return false
+		}
+		n = next
+	}
+}
+
+// descendTop walks TLAS nodes from n and returns the leaf slot it reaches.
+func (tr *Traversal) descendTop(n uint32) (uint32, bool) {
+	nodes := tr.tlas.nodes
+	for {
+		nd := &nodes[n]
+		if nd.isLeaf() {
+			return nd.first, true
+		}
+		next, ok := tr.children(nodes, &tr.world, nd.first)
+		if !ok {
+			return 0, false
+		}
+		n = next
+	}
+}
+
+// children tests the pair at first and first+1, pushes the farther hit
+// child and returns the nearer one.
+func (tr *Traversal) children(nodes []node, rb *rayBox, first uint32) (uint32, bool) {
+	tMin := tr.ray.TMin
+	nl, okl := rb.hit(&nodes[first].bounds, tMin, tr.tMax)
+	nr, okr := rb.hit(&nodes[first+1].bounds, tMin, tr.tMax)
+	switch {
+	case okl && okr:
+		if nr < nl {
+			tr.push(first, nl)
+			return first + 1, true
+		}
+		tr.push(first+1, nr)
+		return first, true
+	case okl:
+		return first, true
+	case okr:
+		return first + 1, true
+	}
+	return 0, false
+}
+
+// opaque applies the opacity rules: geometry flag, then instance
+// FORCE_(NON_)OPAQUE, then ray FORCE_(NON_)OPAQUE.
+func (tr *Traversal) opaque(g GeometryFlags) bool {
+	op := g&GeometryOpaque != 0
+	if f := tr.inst.flags; f&InstanceForceOpaque != 0 {
+		op = true
+	} else if f&InstanceForceNonOpaque != 0 {
+		op = false
+	}
+	if tr.flags&RayFlagForceOpaque != 0 {
+		op = true
+	} else if tr.flags&RayFlagForceNonOpaque != 0 {
+		op = false
+	}
+	return op
+}
+
+// testPrimitive tests one leaf slot. It commits opaque triangle hits and
+// returns true when a candidate awaits a decision.
+func (tr *Traversal) testPrimitive(slot uint32) bool {
+	b := tr.blas
+	g := b.primGeom[slot]
+	op := tr.opaque(b.geoms[g].flags)
+	if op && tr.flags&RayFlagCullOpaque != 0 || !op && tr.flags&RayFlagCullNonOpaque != 0 {
+		return false
+	}
+	if b.typ == GeometryProceduralAABBs {
+		near, ok := tr.object.hit(&b.boxes[slot], tr.ray.TMin, tr.tMax)
+		if !ok {
+			return false
+		}
+		tr.setCandidate(KindProcedural, slot, g, near, 0, 0, false, op)
+		return true
+	}
+	t, u, v, front, ok := tr.wt.intersect(&b.tris[slot], tr.ray.TMin, tr.tMax)
+	if !ok {
+		return false
+	}
+	if tr.frontCCW {
+		front = !front
+	}
+	if front && tr.cullFrt || !front && tr.cullBack {
+		return false
+	}
+	tr.setCandidate(KindTriangle, slot, g, t, u, v, front, op)
+	if op {
+		tr.Commit()
+		return false
+	}
+	return true
+}
+
+func (tr *Traversal) setCandidate(kind CandidateKind, slot, g uint32, t, u, v float32, front, op bool) {
+	c := &tr.cand
+	c.Kind, c.T, c.U, c.V, c.FrontFace, c.Opaque = kind, t, u, v, front, op
+	c.InstanceIndex, c.GeometryIndex, c.PrimitiveIndex = tr.instIdx, g, tr.blas.primIndex[slot]
+	c.ObjectRayOrigin, c.ObjectRayDirection = tr.objOrg, tr.objDir
+	c.inst, c.slot = tr.inst, slot
+}
+
+// Candidate returns the candidate that Next stopped at. It stays valid
+// until the next call to Next or Begin.
+func (tr *Traversal) Candidate() *Hit { return &tr.cand }
+
+// Committed returns the committed hit (Kind is KindNone when nothing was
+// committed).
+func (tr *Traversal) Committed() *Hit { return &tr.committed }
+
+// TMax returns the current end of the ray interval: the committed hit's t,
+// or the ray's TMax when nothing is committed (RayTCurrent()).
+func (tr *Traversal) TMax() float32 { return tr.tMax }
+
+// Ray returns the world-space ray being traced.
+func (tr *Traversal) Ray() Ray { return tr.ray }
+
+// Flags returns the ray flags of the traversal.
+func (tr *Traversal) Flags() RayFlags { return tr.flags }
+
+// Done reports whether the traversal has ended.
+func (tr *Traversal) Done() bool { return tr.done }
+
+// Commit commits the current candidate at its own t (a triangle, or a
+// procedural primitive whose t was set by CommitProcedural). With
+// RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH the search ends.
+func (tr *Traversal) Commit() {
+	tr.committed = tr.cand
+	tr.tMax = tr.cand.T
+	if tr.flags&RayFlagAcceptFirstHitAndEndSearch != 0 {
+		tr.done = true
+	}
+}
+
+// CommitProcedural commits the current procedural candidate at t. The
+// caller checks t against [TMin, TMax] first (ReportHit's rule).
+func (tr *Traversal) CommitProcedural(t float32) {
+	tr.cand.T = t
+	tr.Commit()
+}
+
+// EndSearch stops the traversal; the committed hit stays
+// (AcceptHitAndEndSearch, RayQuery.Abort).
+func (tr *Traversal) EndSearch() { tr.done = true }
+
+// maxT is +Inf as float32.
+var maxT = float32(math.Inf(1))

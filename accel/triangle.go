@@ -1,0 +1,120 @@
+package accel
+
+import (
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// watertightRay holds the per-ray constants of the watertight ray/triangle
+// test of Woop, Benthin and Wald, "Watertight Ray/Triangle Intersection"
+// (JCGT 2013), which the spec names as the reference implementation
+// ("Watertightness"): the ray is translated to the origin and sheared so
+// that it runs along +z, and a triangle is hit when the origin lies inside
+// its 2D projection.
+type watertightRay struct {
+	org        [3]float32
+	kx, ky, kz int
+	sx, sy, sz float32
+}
+
+func comps(v *vec.Vec3) *[3]float32 { return (*[3]float32)(unsafe.Pointer(v)) }
+
+func (w *watertightRay) setup(org, dir vec.Vec3) {
+	w.org = *comps(&org)
+	d := *comps(&dir)
+	kz := 0
+	if abs32(d[1]) > abs32(d[kz]) {
+		kz = 1
+	}
+	if abs32(d[2]) > abs32(d[kz]) {
+		kz = 2
+	}
+	kx, ky := (kz+1)%3, (kz+2)%3
+	if d[kz] < 0 {
+		kx, ky = ky, kx // keep the winding of the projection
+	}
+	w.kx, w.ky, w.kz = kx, ky, kz
+	w.sx, w.sy, w.sz = d[kx]/d[kz], d[ky]/d[kz], 1/d[kz]
+}
+
+// intersect tests triangle tv against the ray over the open interval
+// (tMin, tMax), the spec's rule for triangles. On a hit it returns t, the
+// barycentrics of vertices 1 and 2 (u, v) and whether the triangle is
+// front facing (clockwise seen from the origin in a left-handed system,
+// before instance flags).
+//
+// Edges: when the origin lies exactly on an edge (an edge function is
+// zero, decided exactly in float64 when float32 gives zero), the edge
+// belongs to the triangle only if it is a "top-left" edge of the
+// projection, with edges oriented so that every triangle winds the same
+// way. Two triangles that share an edge from opposite sides always see that
+// edge with opposite directions, so exactly one owns it; at a shared vertex
+// exactly one triangle of a closed fan owns both of its edges there.
+func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v float32, front, ok bool) {
+	a, b, c := comps(&tv[0]), comps(&tv[1]), comps(&tv[2])
+	kx, ky, kz := w.kx, w.ky, w.kz
+	ox, oy, oz := w.org[kx], w.org[ky], w.org[kz]
+	aZ, bZ, cZ := a[kz]-oz, b[kz]-oz, c[kz]-oz
+	ax, ay := (a[kx]-ox)-w.sx*aZ, (a[ky]-oy)-w.sy*aZ
+	bx, by := (b[kx]-ox)-w.sx*bZ, (b[ky]-oy)-w.sy*bZ
+	cx, cy := (c[kx]-ox)-w.sx*cZ, (c[ky]-oy)-w.sy*cZ
+	// Explicit float32 conversions forbid fused multiply-adds, which would
+	// break the exact antisymmetry of shared edge functions.
+	eu := float32(cx*by) - float32(cy*bx)
+	ev := float32(ax*cy) - float32(ay*cx)
+	ew := float32(bx*ay) - float32(by*ax)
+	if eu == 0 || ev == 0 || ew == 0 {
+		return w.intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax)
+	}
+	if (eu < 0 || ev < 0 || ew < 0) && (eu > 0 || ev > 0 || ew > 0) {
+		return
+	}
+	det := eu + ev + ew
+	tt := (eu*aZ + ev*bZ + ew*cZ) * w.sz
+	t = tt / det
+	if !(t > tMin && t < tMax) {
+		return 0, 0, 0, false, false
+	}
+	inv := 1 / det
+	return t, ev * inv, ew * inv, det > 0, true
+}
+
+// intersectExact is the float64 path for origins on an edge or vertex:
+// products of float32 values are exact in float64, so the signs of the edge
+// functions, and so the tie-break, are exact.
+func (w *watertightRay) intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax float32) (t, u, v float32, front, ok bool) {
+	Ax, Ay, Bx, By, Cx, Cy := float64(ax), float64(ay), float64(bx), float64(by), float64(cx), float64(cy)
+	eu := Cx*By - Cy*Bx
+	ev := Ax*Cy - Ay*Cx
+	ew := Bx*Ay - By*Ax
+	if (eu < 0 || ev < 0 || ew < 0) && (eu > 0 || ev > 0 || ew > 0) {
+		return
+	}
+	det := eu + ev + ew
+	if det == 0 {
+		return // degenerate in projection: never hit
+	}
+	if eu == 0 && !topLeft(bx, by, cx, cy, det) ||
+		ev == 0 && !topLeft(cx, cy, ax, ay, det) ||
+		ew == 0 && !topLeft(ax, ay, bx, by, det) {
+		return
+	}
+	tt := (eu*float64(aZ) + ev*float64(bZ) + ew*float64(cZ)) * float64(w.sz)
+	t = float32(tt / det)
+	if !(t > tMin && t < tMax) {
+		return 0, 0, 0, false, false
+	}
+	return t, float32(ev / det), float32(ew / det), det > 0, true
+}
+
+// topLeft reports whether the projected edge p->q, oriented as if its
+// triangle wound positively (det > 0), owns points lying exactly on it.
+// The rule is antisymmetric: exactly one of p->q and q->p owns the edge.
+func topLeft(px, py, qx, qy float32, det float64) bool {
+	dx, dy := qx-px, qy-py // float subtraction keeps the exact sign
+	if det < 0 {
+		dx, dy = -dx, -dy
+	}
+	return dy > 0 || (dy == 0 && dx > 0)
+}
