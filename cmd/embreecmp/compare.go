@@ -12,7 +12,7 @@ import (
 // agreement counts how two tracers' answers for the same rays compare.
 type agreement struct {
 	rays    int
-	same    int      // same primitive and t within relTol, or both miss
+	same    int      // same primitive and t within relTol (see relClose), or both miss
 	ties    int      // different primitives at the same t (shared edges, overlaps)
 	hitMiss int      // one hit, the other missed
 	differ  int      // everything else
@@ -22,10 +22,27 @@ type agreement struct {
 // relTol is the relative tolerance on t for hits on the same primitive.
 const relTol = 1e-5
 
-func relClose(a, b float32) bool {
+// relClose reports whether a and b agree within relTol relative to the
+// larger of |a|, |b| and scale. scale is the ray's own coordinate magnitude
+// in units of t (largest origin component over the direction length): a
+// hit a hair from the origin has t ~ 0 but float32 error of order
+// scale*2^-24, so a purely relative test would flag rounding.
+func relClose(a, b, scale float32) bool {
 	d := math.Abs(float64(a) - float64(b))
-	return d <= relTol*max(math.Abs(float64(a)), math.Abs(float64(b)))
+	return d <= relTol*max(math.Abs(float64(a)), math.Abs(float64(b)), float64(scale))
 }
+
+// tScale returns the coordinate magnitude of r in units of t.
+func tScale(r raygen.Ray) float32 {
+	o := r.Origin
+	m := max(abs32(o.X), abs32(o.Y), abs32(o.Z))
+	if l := r.Dir.Len(); l > 0 {
+		return m / l
+	}
+	return 0
+}
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
 
 func (a *agreement) note(format string, args ...any) {
 	if len(a.example) < 3 {
@@ -45,13 +62,13 @@ func compareHits(rays []raygen.Ray, got, want []hit) agreement {
 			a.hitMiss++
 			a.note("ray %d: %+v vs %+v", i, g, w)
 		case g.PrimID == w.PrimID && g.GeomID == w.GeomID:
-			if relClose(g.T, w.T) {
+			if relClose(g.T, w.T, tScale(rays[i])) {
 				a.same++
 			} else {
 				a.differ++
 				a.note("ray %d: prim %d t %g vs %g", i, g.PrimID, g.T, w.T)
 			}
-		case relClose(g.T, w.T):
+		case relClose(g.T, w.T, tScale(rays[i])):
 			a.ties++
 		default:
 			a.differ++
