@@ -1,0 +1,383 @@
+//go:build embree
+
+// Command embreecmp compares raypipe's acceleration structures with Embree
+// side by side: it builds the same meshes with both, traces the same ray
+// batches (primary, shadow, incoherent), checks that the answers agree and
+// prints build and trace rates with their ratios.
+//
+// It needs Embree 3 (Debian: apt-get install libembree-dev) and the build
+// tag embree:
+//
+//	go run -tags embree ./cmd/embreecmp -sizes 10k,100k
+//	go run -tags embree ./cmd/embreecmp -sizes 2m -scenes terrain
+//	go run -tags embree ./cmd/embreecmp -sizes '' -obj /usr/share/assimp/models/OBJ/WusonOBJ.obj
+//
+// Rates are the best of -reps runs, each timed with time.Now around a whole
+// batch. "1T" is one build thread and one tracing goroutine; "NT" is all
+// threads: builds use all hardware threads (Embree's TBB pool, raypipe's
+// GOMAXPROCS) and both tracers trace chunks of 4096 rays from -threads
+// goroutines (default GOMAXPROCS).
+//
+// Agreement is checked against the first tracer (embree-medium by default):
+// same primitive with t within 1e-5 relative, ties (another primitive at the
+// same t, e.g. a shared edge) counted apart, and hit/miss disagreements
+// (Embree's default intersector is not watertight) listed with examples.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/raypipe/raypipe/accel"
+	"github.com/raypipe/raypipe/internal/embree"
+	"github.com/raypipe/raypipe/internal/meshgen"
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+var (
+	flagSizes     = flag.String("sizes", "10k,100k,1m", "comma-separated triangle counts of the procedural scenes (k and m suffixes); empty for none")
+	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup")
+	flagOBJ       = flag.String("obj", "", "comma-separated OBJ files to compare as well")
+	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace", "tracers to run; the first is the reference for agreement")
+	flagRes       = flag.Int("res", 384, "primary rays: a res x res image")
+	flagRays      = flag.Int("rays", 1<<17, "number of shadow and of incoherent rays")
+	flagReps      = flag.Int("reps", 3, "repetitions of each trace timing (best is kept)")
+	flagBuildReps = flag.Int("build-reps", 2, "repetitions of each build timing (best is kept)")
+	flagThreads   = flag.Int("threads", runtime.GOMAXPROCS(0), "threads for the all-threads (NT) rows")
+	flagSeed      = flag.Uint64("seed", 1, "seed of meshes and rays")
+	flagCheck     = flag.Bool("check", true, "compare every tracer's answers with the first tracer's")
+)
+
+func main() {
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: embreecmp [flags]\n\nCompares raypipe with Embree on procedural and OBJ meshes.\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "embreecmp:", err)
+		os.Exit(1)
+	}
+}
+
+// mesh is one scene to compare.
+type mesh struct {
+	name      string
+	positions []vec.Vec3
+	indices   []uint32
+}
+
+func run() error {
+	tracers, err := makeTracers(*flagTracers)
+	if err != nil {
+		return err
+	}
+	var meshes []func() (mesh, error)
+	for _, s := range splitList(*flagSizes) {
+		n, err := parseSize(s)
+		if err != nil {
+			return err
+		}
+		for _, kind := range splitList(*flagScenes) {
+			switch kind {
+			case "terrain":
+				meshes = append(meshes, func() (mesh, error) {
+					p, i := meshgen.Terrain(n, *flagSeed)
+					return mesh{"terrain-" + s, p, i}, nil
+				})
+			case "soup":
+				meshes = append(meshes, func() (mesh, error) {
+					p, i := meshgen.Soup(n, *flagSeed)
+					return mesh{"soup-" + s, p, i}, nil
+				})
+			default:
+				return fmt.Errorf("unknown scene kind %q (want terrain or soup)", kind)
+			}
+		}
+	}
+	for _, path := range splitList(*flagOBJ) {
+		meshes = append(meshes, func() (mesh, error) {
+			p, i, err := loadOBJ(path)
+			return mesh{filepath.Base(path), p, i}, err
+		})
+	}
+	if len(meshes) == 0 {
+		return fmt.Errorf("no scenes: give -sizes or -obj")
+	}
+	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
+		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
+	for _, mk := range meshes {
+		m, err := mk()
+		if err != nil {
+			return err
+		}
+		if err := compare(m, tracers); err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+func makeTracers(list string) ([]tracer, error) {
+	var ts []tracer
+	for _, name := range splitList(list) {
+		var t tracer
+		var err error
+		switch name {
+		case "embree-low":
+			t = embreeTracer{embree.Low}
+		case "embree-medium":
+			t = embreeTracer{embree.Medium}
+		case "embree-high":
+			t = embreeTracer{embree.High}
+		case "raypipe-fastbuild":
+			t = raypipeTracer{accel.BuildPreferFastBuild}
+		case "raypipe-fasttrace":
+			t = raypipeTracer{accel.BuildPreferFastTrace}
+		default:
+			err = fmt.Errorf("unknown tracer %q", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("no tracers")
+	}
+	return ts, nil
+}
+
+// rayKind is one ray batch of a scene.
+type rayKind struct {
+	name     string
+	rays     []raygen.Ray
+	occluded bool // traced with Occluded (shadow rays), else Intersect
+}
+
+// result holds one tracer's rates for one scene, by row name.
+type result map[string]float64
+
+// compare builds m with every tracer, traces the scene's ray batches, checks
+// agreement with the first tracer and prints the table.
+func compare(m mesh, tracers []tracer) error {
+	ntri := len(m.indices) / 3
+	b := raygen.BoundsOf(m.positions)
+	fmt.Printf("\n== %s: %d triangles, %d vertices\n", m.name, ntri, len(m.positions))
+	kinds := []rayKind{
+		{name: "primary", rays: raygen.Primary(b, *flagRes, *flagRes)},
+		{name: "shadow", rays: raygen.Shadow(m.positions, m.indices, b, *flagRays, *flagSeed), occluded: true},
+		{name: "incoherent", rays: raygen.Incoherent(b, *flagRays, *flagSeed)},
+	}
+	nt := *flagThreads
+	rowBuild1 := "build 1T Mtris/s"
+	rowBuildN := fmt.Sprintf("build %dT Mtris/s", nt)
+	rows := []string{rowBuild1, rowBuildN}
+	for _, k := range kinds {
+		rows = append(rows, k.name+" 1T Mrays/s", fmt.Sprintf("%s %dT Mrays/s", k.name, nt))
+	}
+
+	results := make([]result, len(tracers))
+	// Reference answers of the first tracer, per ray kind.
+	var refHits [][]hit
+	var refOcc [][]bool
+	var checks []string
+	for ti, t := range tracers {
+		res := result{}
+		results[ti] = res
+		// Builds: one thread, then all threads; the last all-threads
+		// build is the one traced.
+		d, sc, err := bestBuild(t, m, 1)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name(), err)
+		}
+		sc.Close()
+		res[rowBuild1] = float64(ntri) / d.Seconds() / 1e6
+		d, sc, err = bestBuild(t, m, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name(), err)
+		}
+		res[rowBuildN] = float64(ntri) / d.Seconds() / 1e6
+
+		for ki, k := range kinds {
+			n := len(k.rays)
+			hits := make([]hit, n)
+			occ := make([]bool, n)
+			for ri, workers := range []int{1, nt} {
+				d := time.Duration(1<<63 - 1)
+				for r := 0; r < max(1, *flagReps); r++ {
+					start := time.Now()
+					if k.occluded {
+						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], occ[lo:hi]) })
+					} else {
+						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], hits[lo:hi]) })
+					}
+					d = min(d, time.Since(start))
+				}
+				res[rows[2+2*ki+ri]] = float64(n) / d.Seconds() / 1e6
+			}
+			if !*flagCheck {
+				continue
+			}
+			if ti == 0 {
+				refHits = append(refHits, hits)
+				refOcc = append(refOcc, occ)
+				continue
+			}
+			var a agreement
+			if k.occluded {
+				a = compareOccluded(occ, refOcc[ki])
+			} else {
+				a = compareHits(k.rays, hits, refHits[ki])
+			}
+			checks = append(checks, fmt.Sprintf("  %s vs %s, %s: %v", t.Name(), tracers[0].Name(), k.name, a))
+			for _, e := range a.example {
+				checks = append(checks, "    "+e)
+			}
+		}
+		if *flagCheck && ti == 0 {
+			hitFrac := make([]string, len(kinds))
+			for ki, k := range kinds {
+				h := 0
+				if k.occluded {
+					for _, o := range refOcc[ki] {
+						if o {
+							h++
+						}
+					}
+				} else {
+					for _, x := range refHits[ki] {
+						if !x.Miss() {
+							h++
+						}
+					}
+				}
+				hitFrac[ki] = fmt.Sprintf("%s %.0f%%", k.name, 100*float64(h)/float64(max(1, len(k.rays))))
+			}
+			checks = append(checks, "  hit rates ("+t.Name()+"): "+strings.Join(hitFrac, ", "))
+		}
+		sc.Close()
+	}
+	printTable(rows, tracers, results)
+	if len(checks) > 0 {
+		fmt.Println("agreement (same: same primitive, t within 1e-5 relative to max(t, origin scale); ties: another primitive at the same t):")
+		for _, c := range checks {
+			fmt.Println(c)
+		}
+	}
+	return nil
+}
+
+// bestBuild returns the best build time of m with t over -build-reps runs
+// with the given build threads (0: all), and the scene of the last run.
+// One-thread builds run with GOMAXPROCS 1 (for raypipe's builder).
+func bestBuild(t tracer, m mesh, threads int) (time.Duration, scene, error) {
+	if threads == 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	b, err := t.Builder(threads)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer b.Close()
+	best := time.Duration(1<<63 - 1)
+	var sc scene
+	for r := 0; r < max(1, *flagBuildReps); r++ {
+		if sc != nil {
+			sc.Close()
+		}
+		start := time.Now()
+		sc, err = b.Build(m.positions, m.indices)
+		d := time.Since(start)
+		if err != nil {
+			return 0, nil, err
+		}
+		best = min(best, d)
+	}
+	return best, sc, nil
+}
+
+// ratioPairs are the ratio columns: raypipe rate / Embree rate, so above 1
+// means raypipe is faster.
+var ratioPairs = [][2]string{
+	{"raypipe-fastbuild", "embree-medium"},
+	{"raypipe-fasttrace", "embree-medium"},
+	{"raypipe-fasttrace", "embree-high"},
+	{"embree-high", "embree-medium"},
+}
+
+func printTable(rows []string, tracers []tracer, results []result) {
+	col := map[string]int{}
+	for i, t := range tracers {
+		col[t.Name()] = i
+	}
+	var pairs [][2]int
+	for _, p := range ratioPairs {
+		a, okA := col[p[0]]
+		b, okB := col[p[1]]
+		if okA && okB {
+			pairs = append(pairs, [2]int{a, b})
+		}
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(w, "\t")
+	for _, t := range tracers {
+		fmt.Fprintf(w, "%s\t", t.Name())
+	}
+	for _, p := range pairs {
+		fmt.Fprintf(w, "%s/%s\t", short(tracers[p[0]].Name()), short(tracers[p[1]].Name()))
+	}
+	fmt.Fprintln(w)
+	for _, row := range rows {
+		fmt.Fprintf(w, "%s\t", row)
+		for i := range tracers {
+			fmt.Fprintf(w, "%.2f\t", results[i][row])
+		}
+		for _, p := range pairs {
+			fmt.Fprintf(w, "%.2fx\t", results[p[0]][row]/results[p[1]][row])
+		}
+		fmt.Fprintln(w)
+	}
+	w.Flush()
+}
+
+// short abbreviates a tracer name for a ratio heading: embree-medium -> E-med.
+func short(name string) string {
+	r := strings.NewReplacer("embree-", "E-", "raypipe-", "R-", "medium", "med", "fastbuild", "fb", "fasttrace", "ft")
+	return r.Replace(name)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseSize parses a triangle count such as 10000, 10k or 1.5m.
+func parseSize(s string) (int, error) {
+	mult := 1.0
+	num := strings.ToLower(s)
+	switch {
+	case strings.HasSuffix(num, "k"):
+		mult, num = 1e3, num[:len(num)-1]
+	case strings.HasSuffix(num, "m"):
+		mult, num = 1e6, num[:len(num)-1]
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || x*mult < 1 || x*mult > 1<<28 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int(x * mult), nil
+}

@@ -1,0 +1,67 @@
+//go:build embree
+
+package main
+
+import (
+	"math"
+
+	"github.com/raypipe/raypipe/accel"
+	"github.com/raypipe/raypipe/internal/embree"
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// raypipeTracer builds raypipe BLASes with one build preference. Build
+// threads follow GOMAXPROCS (the caller sets it to 1 for one-thread rows).
+type raypipeTracer struct {
+	flags accel.BuildFlags
+}
+
+func (t raypipeTracer) Name() string {
+	if t.flags&accel.BuildPreferFastTrace != 0 {
+		return "raypipe-fasttrace"
+	}
+	return "raypipe-fastbuild"
+}
+
+func (t raypipeTracer) Builder(threads int) (builder, error) { return t, nil }
+
+// Build converts the mesh to an accel.Geometry and builds a BLAS; both are
+// timed, as Embree's timing includes copying into its buffers.
+func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags)
+	if err != nil {
+		return nil, err
+	}
+	return raypipeScene{blas}, nil
+}
+
+func (t raypipeTracer) Close() {}
+
+// raypipeScene traces a BLAS ray by ray (accel has no batch API).
+type raypipeScene struct {
+	blas *accel.BLAS
+}
+
+func toAccel(r raygen.Ray) accel.Ray {
+	return accel.Ray{Origin: r.Origin, TMin: r.TMin, Direction: r.Dir, TMax: r.TMax}
+}
+
+func (s raypipeScene) Intersect(rays []raygen.Ray, hits []hit) {
+	for i, r := range rays {
+		h, ok := s.blas.Intersect(toAccel(r), 0)
+		if !ok {
+			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
+			continue
+		}
+		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.GeometryIndex, U: h.U, V: h.V}
+	}
+}
+
+func (s raypipeScene) Occluded(rays []raygen.Ray, out []bool) {
+	for i, r := range rays {
+		out[i] = s.blas.Occluded(toAccel(r), 0)
+	}
+}
+
+func (s raypipeScene) Close() {}

@@ -1,0 +1,75 @@
+//go:build embree
+
+package main
+
+import (
+	"github.com/raypipe/raypipe/internal/embree"
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// hit is one closest-hit answer, in Embree's layout: T is +Inf on a miss.
+type hit = embree.Hit
+
+// tracer makes builders of one kind of acceleration structure: Embree at a
+// build quality, or raypipe with a build preference.
+type tracer interface {
+	// Name is the column heading, e.g. "embree-medium".
+	Name() string
+	// Builder returns a builder that uses the given number of build
+	// threads (0: all). Only one builder is open at a time, and its
+	// scenes are closed before the next builder is made.
+	Builder(threads int) (builder, error)
+}
+
+// builder builds acceleration structures; making it is not timed.
+type builder interface {
+	// Build builds the triangle list (triangle i is
+	// positions[indices[3i+k]]).
+	Build(positions []vec.Vec3, indices []uint32) (scene, error)
+	// Close releases the builder; scenes it built stay valid.
+	Close()
+}
+
+// scene is a built acceleration structure. Intersect and Occluded trace a
+// batch on the calling goroutine; they may run concurrently on disjoint
+// batches.
+type scene interface {
+	Intersect(rays []raygen.Ray, hits []hit)
+	Occluded(rays []raygen.Ray, out []bool)
+	Close()
+}
+
+// embreeTracer builds Embree scenes at one quality.
+//
+// Each builder is a fresh device: with TBB, Embree's "threads=N" limit is
+// process-wide while a device lives, so a one-thread device must not
+// coexist with an all-threads one.
+type embreeTracer struct {
+	quality embree.Quality
+}
+
+func (t embreeTracer) Name() string { return "embree-" + t.quality.String() }
+
+func (t embreeTracer) Builder(threads int) (builder, error) {
+	d, err := embree.NewDevice(threads)
+	if err != nil {
+		return nil, err
+	}
+	return embreeBuilder{d, t.quality}, nil
+}
+
+type embreeBuilder struct {
+	dev     *embree.Device
+	quality embree.Quality
+}
+
+func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
+	s, err := b.dev.BuildTriangles(positions, indices, b.quality)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (b embreeBuilder) Close() { b.dev.Close() }

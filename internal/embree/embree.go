@@ -1,0 +1,401 @@
+//go:build embree
+
+package embree
+
+/*
+#cgo LDFLAGS: -lembree3
+#include <embree3/rtcore.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// rp_ray and rp_hit mirror raygen.Ray and embree.Hit.
+typedef struct { float ox, oy, oz, tmin, dx, dy, dz, tmax; } rp_ray;
+typedef struct { float t; unsigned int prim, geom; float u, v; } rp_hit;
+
+// rp_device holds a device and the last error message its callback saw.
+typedef struct {
+	RTCDevice dev;
+	char msg[256];
+} rp_device;
+
+static void rp_error(void *user, enum RTCError code, const char *str) {
+	rp_device *d = (rp_device*)user;
+	snprintf(d->msg, sizeof d->msg, "%s", str ? str : "");
+}
+
+static rp_device *rp_new_device(const char *config) {
+	rp_device *d = (rp_device*)calloc(1, sizeof *d);
+	if (!d) return NULL;
+	d->dev = rtcNewDevice(config);
+	if (d->dev) rtcSetDeviceErrorFunction(d->dev, rp_error, d);
+	return d;
+}
+
+static void rp_release_device(rp_device *d) {
+	if (d->dev) rtcReleaseDevice(d->dev);
+	free(d);
+}
+
+// rp_build makes a committed scene with one triangle geometry. The vertex
+// buffer comes from rtcSetNewGeometryBuffer, which pads it as Embree needs.
+static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
+		const unsigned int *idx, unsigned int ntris, enum RTCBuildQuality q) {
+	RTCScene scene = rtcNewScene(d->dev);
+	if (!scene) return NULL;
+	rtcSetSceneBuildQuality(scene, q);
+	if (ntris == 0) { rtcCommitScene(scene); return scene; }
+	RTCGeometry g = rtcNewGeometry(d->dev, RTC_GEOMETRY_TYPE_TRIANGLE);
+	if (!g) { rtcReleaseScene(scene); return NULL; }
+	rtcSetGeometryBuildQuality(g, q);
+	float *vb = (float*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0,
+		RTC_FORMAT_FLOAT3, 3*sizeof(float), nverts);
+	unsigned int *ib = (unsigned int*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0,
+		RTC_FORMAT_UINT3, 3*sizeof(unsigned int), ntris);
+	if (!vb || !ib) { rtcReleaseGeometry(g); rtcReleaseScene(scene); return NULL; }
+	memcpy(vb, pos, (size_t)nverts*3*sizeof(float));
+	memcpy(ib, idx, (size_t)ntris*3*sizeof(unsigned int));
+	rtcCommitGeometry(g);
+	rtcAttachGeometry(scene, g);
+	rtcReleaseGeometry(g);
+	rtcCommitScene(scene);
+	return scene;
+}
+
+static void rp_intersect(RTCScene scene, const rp_ray *rays, rp_hit *hits, size_t n) {
+	struct RTCIntersectContext ctx;
+	rtcInitIntersectContext(&ctx);
+	struct RTCRayHit rh;
+	for (size_t i = 0; i < n; i++) {
+		const rp_ray *r = &rays[i];
+		rh.ray.org_x = r->ox; rh.ray.org_y = r->oy; rh.ray.org_z = r->oz;
+		rh.ray.tnear = r->tmin;
+		rh.ray.dir_x = r->dx; rh.ray.dir_y = r->dy; rh.ray.dir_z = r->dz;
+		rh.ray.time = 0;
+		rh.ray.tfar = r->tmax;
+		rh.ray.mask = 0xFFFFFFFFu;
+		rh.ray.id = 0;
+		rh.ray.flags = 0;
+		rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+		rh.hit.primID = RTC_INVALID_GEOMETRY_ID;
+		rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+		rtcIntersect1(scene, &ctx, &rh);
+		rp_hit *h = &hits[i];
+		if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
+			h->t = INFINITY;
+			h->prim = h->geom = RTC_INVALID_GEOMETRY_ID;
+			h->u = h->v = 0;
+		} else {
+			h->t = rh.ray.tfar;
+			h->prim = rh.hit.primID;
+			h->geom = rh.hit.geomID;
+			h->u = rh.hit.u;
+			h->v = rh.hit.v;
+		}
+	}
+}
+
+static void rp_occluded(RTCScene scene, const rp_ray *rays, unsigned char *out, size_t n) {
+	struct RTCIntersectContext ctx;
+	rtcInitIntersectContext(&ctx);
+	struct RTCRay ray;
+	for (size_t i = 0; i < n; i++) {
+		const rp_ray *r = &rays[i];
+		ray.org_x = r->ox; ray.org_y = r->oy; ray.org_z = r->oz;
+		ray.tnear = r->tmin;
+		ray.dir_x = r->dx; ray.dir_y = r->dy; ray.dir_z = r->dz;
+		ray.time = 0;
+		ray.tfar = r->tmax;
+		ray.mask = 0xFFFFFFFFu;
+		ray.id = 0;
+		ray.flags = 0;
+		rtcOccluded1(scene, &ctx, &ray);
+		out[i] = ray.tfar == -INFINITY;
+	}
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// Quality is an Embree BVH build quality.
+type Quality int
+
+// Build qualities, RTC_BUILD_QUALITY_LOW, _MEDIUM (Embree's default) and
+// _HIGH (adds spatial splits).
+const (
+	Low Quality = iota
+	Medium
+	High
+)
+
+// String returns "low", "medium" or "high".
+func (q Quality) String() string {
+	switch q {
+	case Low:
+		return "low"
+	case Medium:
+		return "medium"
+	case High:
+		return "high"
+	}
+	return fmt.Sprintf("Quality(%d)", int(q))
+}
+
+func (q Quality) rtc() (C.enum_RTCBuildQuality, error) {
+	switch q {
+	case Low:
+		return C.RTC_BUILD_QUALITY_LOW, nil
+	case Medium:
+		return C.RTC_BUILD_QUALITY_MEDIUM, nil
+	case High:
+		return C.RTC_BUILD_QUALITY_HIGH, nil
+	}
+	return 0, fmt.Errorf("embree: unknown build quality %d", int(q))
+}
+
+// Hit is the closest hit of a ray: distance T along the ray (+Inf on a
+// miss), the triangle PrimID and geometry GeomID (both InvalidID on a miss),
+// and the barycentrics U, V of vertices 1 and 2.
+type Hit struct {
+	T      float32
+	PrimID uint32
+	GeomID uint32
+	U, V   float32
+}
+
+// Miss reports whether h is a miss.
+func (h Hit) Miss() bool { return h.GeomID == InvalidID }
+
+// InvalidID is the primitive and geometry ID of a miss
+// (RTC_INVALID_GEOMETRY_ID).
+const InvalidID = ^uint32(0)
+
+// The C mirrors must have the Go layouts.
+var (
+	_ [unsafe.Sizeof(raygen.Ray{}) - C.sizeof_rp_ray]struct{}
+	_ [C.sizeof_rp_ray - unsafe.Sizeof(raygen.Ray{})]struct{}
+	_ [unsafe.Sizeof(Hit{}) - C.sizeof_rp_hit]struct{}
+	_ [C.sizeof_rp_hit - unsafe.Sizeof(Hit{})]struct{}
+	_ [unsafe.Sizeof(vec.Vec3{}) - 12]struct{}
+	_ [12 - unsafe.Sizeof(vec.Vec3{})]struct{}
+)
+
+// Error is an error reported by Embree.
+type Error struct {
+	Code    int    // RTCError code
+	Message string // message from the device's error callback, if any
+}
+
+func (e *Error) Error() string {
+	name := map[int]string{
+		1: "unknown error", 2: "invalid argument", 3: "invalid operation",
+		4: "out of memory", 5: "unsupported CPU", 6: "cancelled",
+	}[e.Code]
+	if name == "" {
+		name = fmt.Sprintf("error %d", e.Code)
+	}
+	if e.Message != "" {
+		return "embree: " + name + ": " + e.Message
+	}
+	return "embree: " + name
+}
+
+// Device is an Embree device. Its methods may be called from several
+// goroutines, except Close.
+type Device struct {
+	d *C.rp_device
+}
+
+// NewDevice returns a device whose builds use the given number of threads
+// (Embree's "threads=N" configuration); threads <= 0 lets Embree use all
+// hardware threads. Tracing runs on the calling threads, whatever this is.
+func NewDevice(threads int) (*Device, error) {
+	cfg := ""
+	if threads > 0 {
+		cfg = fmt.Sprintf("threads=%d", threads)
+	}
+	return newDevice(cfg)
+}
+
+// newDevice returns a device made with an Embree configuration string.
+func newDevice(cfg string) (*Device, error) {
+	cs := C.CString(cfg)
+	defer C.free(unsafe.Pointer(cs))
+	d := C.rp_new_device(cs)
+	if d == nil {
+		return nil, errors.New("embree: out of memory")
+	}
+	if d.dev == nil {
+		err := &Error{Code: int(C.rtcGetDeviceError(nil)), Message: "rtcNewDevice failed"}
+		C.rp_release_device(d)
+		return nil, err
+	}
+	return &Device{d: d}, nil
+}
+
+// err returns the device's pending error, if any, and clears it.
+func (d *Device) err() error {
+	code := C.rtcGetDeviceError(d.d.dev)
+	if code == C.RTC_ERROR_NONE {
+		return nil
+	}
+	return &Error{Code: int(code), Message: C.GoString(&d.d.msg[0])}
+}
+
+// Close releases the device. Scenes built on it stay valid until they are
+// closed too (Embree reference-counts the device).
+func (d *Device) Close() {
+	if d.d != nil {
+		C.rp_release_device(d.d)
+		d.d = nil
+	}
+}
+
+// Scene is a committed Embree scene of one triangle geometry (geometry ID
+// 0). Intersect and Occluded may be called from several goroutines at once.
+type Scene struct {
+	s    C.RTCScene
+	ntri int
+}
+
+// BuildTriangles builds a scene of the indexed triangle list: triangle i has
+// vertices positions[indices[3i+k]], k = 0, 1, 2. It checks the indices and
+// returns Embree's error if the build fails.
+func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality Quality) (*Scene, error) {
+	if d.d == nil {
+		return nil, errors.New("embree: device is closed")
+	}
+	if len(indices)%3 != 0 {
+		return nil, fmt.Errorf("embree: index count %d is not a multiple of 3", len(indices))
+	}
+	if len(positions) > math.MaxUint32 || len(indices)/3 > math.MaxUint32 {
+		return nil, errors.New("embree: mesh too large")
+	}
+	for i, x := range indices {
+		if int(x) >= len(positions) {
+			return nil, fmt.Errorf("embree: index %d (%d) out of range (vertex count %d)", i, x, len(positions))
+		}
+	}
+	q, err := quality.rtc()
+	if err != nil {
+		return nil, err
+	}
+	ntri := len(indices) / 3
+	var pp *C.float
+	var ip *C.uint
+	if len(positions) > 0 {
+		pp = (*C.float)(unsafe.Pointer(&positions[0]))
+	}
+	if ntri > 0 {
+		ip = (*C.uint)(unsafe.Pointer(&indices[0]))
+	}
+	s := C.rp_build(d.d, pp, C.uint(len(positions)), ip, C.uint(ntri), q)
+	if err := d.err(); err != nil {
+		if s != nil {
+			C.rtcReleaseScene(s)
+		}
+		return nil, err
+	}
+	if s == nil {
+		return nil, errors.New("embree: scene creation failed")
+	}
+	return &Scene{s: s, ntri: ntri}, nil
+}
+
+// Triangles returns the number of triangles in s.
+func (s *Scene) Triangles() int { return s.ntri }
+
+// Close releases the scene.
+func (s *Scene) Close() {
+	if s.s != nil {
+		C.rtcReleaseScene(s.s)
+		s.s = nil
+	}
+}
+
+// Intersect finds the closest hit of every ray in one cgo call, on the
+// calling goroutine, with rtcIntersect1 in a C loop. hits must be at least
+// as long as rays.
+func (s *Scene) Intersect(rays []raygen.Ray, hits []Hit) {
+	if len(rays) == 0 {
+		return
+	}
+	_ = hits[len(rays)-1]
+	C.rp_intersect(s.s, (*C.rp_ray)(unsafe.Pointer(&rays[0])), (*C.rp_hit)(unsafe.Pointer(&hits[0])), C.size_t(len(rays)))
+}
+
+// Occluded reports for every ray whether anything lies within its
+// [TMin, TMax], in one cgo call with rtcOccluded1 in a C loop. out must be
+// at least as long as rays.
+func (s *Scene) Occluded(rays []raygen.Ray, out []bool) {
+	if len(rays) == 0 {
+		return
+	}
+	_ = out[len(rays)-1]
+	// A Go bool is one byte holding 0 or 1, as the C loop writes it.
+	C.rp_occluded(s.s, (*C.rp_ray)(unsafe.Pointer(&rays[0])), (*C.uchar)(unsafe.Pointer(&out[0])), C.size_t(len(rays)))
+}
+
+// ChunkSize is the number of rays per cgo call in the parallel methods.
+const ChunkSize = 4096
+
+// IntersectParallel is Intersect split into chunks of ChunkSize rays traced
+// by workers goroutines (each cgo call runs on its own OS thread);
+// workers <= 0 means GOMAXPROCS.
+func (s *Scene) IntersectParallel(rays []raygen.Ray, hits []Hit, workers int) {
+	_ = hits[:len(rays)]
+	Parallel(len(rays), ChunkSize, workers, func(lo, hi int) { s.Intersect(rays[lo:hi], hits[lo:hi]) })
+}
+
+// OccludedParallel is Occluded split into chunks like IntersectParallel.
+func (s *Scene) OccludedParallel(rays []raygen.Ray, out []bool, workers int) {
+	_ = out[:len(rays)]
+	Parallel(len(rays), ChunkSize, workers, func(lo, hi int) { s.Occluded(rays[lo:hi], out[lo:hi]) })
+}
+
+// Parallel calls f on the chunks [lo, hi) of [0, n), chunk items at a time,
+// from workers goroutines that take chunks in order from a shared counter;
+// workers <= 0 means GOMAXPROCS. With one worker it runs on the caller.
+func Parallel(n, chunk, workers int, f func(lo, hi int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if chunk <= 0 {
+		chunk = 1
+	}
+	nchunks := (n + chunk - 1) / chunk
+	workers = min(workers, nchunks)
+	if workers <= 1 {
+		if n > 0 {
+			f(0, n)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= nchunks {
+					return
+				}
+				f(c*chunk, min((c+1)*chunk, n))
+			}
+		})
+	}
+	wg.Wait()
+}

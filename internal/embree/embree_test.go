@@ -1,0 +1,226 @@
+//go:build embree
+
+package embree
+
+import (
+	"math"
+	"testing"
+
+	"github.com/raypipe/raypipe/internal/meshgen"
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// oracleHit is the brute-force answer for one ray: the closest t (+Inf on a
+// miss), its triangle, and the smallest barycentric coordinate of that hit
+// (how far inside the triangle it is).
+type oracleHit struct {
+	t      float64
+	prim   int
+	margin float64
+}
+
+// triHit intersects a ray with one triangle in float64 (Möller–Trumbore),
+// returning t, the barycentrics (u, v) of vertices 1 and 2, and ok.
+func triHit(r raygen.Ray, p0, p1, p2 vec.Vec3) (t, u, v float64, ok bool) {
+	d := func(a vec.Vec3) [3]float64 { return [3]float64{float64(a.X), float64(a.Y), float64(a.Z)} }
+	sub := func(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+	dot := func(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+	cross := func(a, b [3]float64) [3]float64 {
+		return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+	}
+	o, dir := d(r.Origin), d(r.Dir)
+	a := d(p0)
+	e1, e2 := sub(d(p1), a), sub(d(p2), a)
+	pv := cross(dir, e2)
+	det := dot(e1, pv)
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	inv := 1 / det
+	tv := sub(o, a)
+	u = dot(tv, pv) * inv
+	qv := cross(tv, e1)
+	v = dot(dir, qv) * inv
+	t = dot(e2, qv) * inv
+	ok = u >= 0 && v >= 0 && u+v <= 1 && t >= float64(r.TMin) && t <= float64(r.TMax)
+	return t, u, v, ok
+}
+
+func oracle(pos []vec.Vec3, idx []uint32, r raygen.Ray) oracleHit {
+	best := oracleHit{t: math.Inf(1), prim: -1}
+	for i := 0; i < len(idx); i += 3 {
+		t, u, v, ok := triHit(r, pos[idx[i]], pos[idx[i+1]], pos[idx[i+2]])
+		if ok && t < best.t {
+			best = oracleHit{t: t, prim: i / 3, margin: min(u, v, 1-u-v)}
+		}
+	}
+	return best
+}
+
+func relClose(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b), 1e-30)
+}
+
+func TestIntersectMatchesOracle(t *testing.T) {
+	dev, err := NewDevice(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	type mesh struct {
+		name     string
+		pos      []vec.Vec3
+		idx      []uint32
+		quality  Quality
+		parallel bool
+	}
+	var meshes []mesh
+	p, i := meshgen.Terrain(800, 1)
+	meshes = append(meshes, mesh{"terrain", p, i, Medium, false})
+	p, i = meshgen.Soup(600, 2)
+	meshes = append(meshes, mesh{"soup", p, i, High, true})
+	for _, m := range meshes {
+		t.Run(m.name, func(t *testing.T) {
+			sc, err := dev.BuildTriangles(m.pos, m.idx, m.quality)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			b := raygen.BoundsOf(m.pos)
+			var rays []raygen.Ray
+			rays = append(rays, raygen.Primary(b, 48, 32)...)
+			rays = append(rays, raygen.Incoherent(b, 1500, 3)...)
+			shadow := raygen.Shadow(m.pos, m.idx, b, 1500, 4)
+			rays = append(rays, shadow...)
+			hits := make([]Hit, len(rays))
+			if m.parallel {
+				sc.IntersectParallel(rays, hits, 3)
+			} else {
+				sc.Intersect(rays, hits)
+			}
+			nhit, edge := 0, 0
+			for k, r := range rays {
+				want, got := oracle(m.pos, m.idx, r), hits[k]
+				if math.IsInf(want.t, 1) != got.Miss() {
+					// Embree is not watertight: allow disagreement only for
+					// hits on an edge.
+					if !got.Miss() || want.margin > 1e-5 {
+						t.Errorf("ray %d: embree %+v, oracle %+v", k, got, want)
+					}
+					edge++
+					continue
+				}
+				if got.Miss() {
+					continue
+				}
+				nhit++
+				if !relClose(float64(got.T), want.t, 1e-4) {
+					t.Errorf("ray %d: embree t %g, oracle t %g", k, got.T, want.t)
+				}
+				if int(got.PrimID) != want.prim {
+					// A tie (shared edge, overlap): Embree's triangle must be
+					// hit at the same t.
+					pr := int(got.PrimID)
+					tt, _, _, ok := triHit(r, m.pos[m.idx[3*pr]], m.pos[m.idx[3*pr+1]], m.pos[m.idx[3*pr+2]])
+					if !ok || !relClose(tt, want.t, 1e-4) {
+						t.Errorf("ray %d: embree prim %d, oracle prim %d (t %g vs %g)", k, pr, want.prim, tt, want.t)
+					}
+					continue
+				}
+				// Barycentrics of the same triangle agree.
+				_, ou, ov, _ := triHit(r, m.pos[m.idx[3*want.prim]], m.pos[m.idx[3*want.prim+1]], m.pos[m.idx[3*want.prim+2]])
+				if math.Abs(float64(got.U)-ou) > 1e-3 || math.Abs(float64(got.V)-ov) > 1e-3 || got.GeomID != 0 {
+					t.Errorf("ray %d: embree (u,v,geom) = (%g,%g,%d), oracle (%g,%g,0)", k, got.U, got.V, got.GeomID, ou, ov)
+				}
+			}
+			if nhit < len(rays)/4 {
+				t.Errorf("only %d of %d rays hit", nhit, len(rays))
+			}
+			t.Logf("%d rays, %d hits, %d edge disagreements", len(rays), nhit, edge)
+
+			// Occluded agrees with Intersect (TMax is respected), and the
+			// parallel version with the serial one.
+			occ := make([]bool, len(rays))
+			occ2 := make([]bool, len(rays))
+			sc.Occluded(rays, occ)
+			sc.OccludedParallel(rays, occ2, 4)
+			for k := range rays {
+				if occ[k] != !hits[k].Miss() || occ2[k] != occ[k] {
+					t.Errorf("ray %d: occluded %v/%v, hit %+v", k, occ[k], occ2[k], hits[k])
+				}
+			}
+		})
+	}
+}
+
+func TestShadowRaysStartAboveSurface(t *testing.T) {
+	// Shadow rays leave the surface on the light's side, ShadowEpsilon away
+	// from it: none hits the surface right at its origin (a hit on the
+	// triangle it starts from would be at t ~ 0; neighbors at a concave
+	// crease can be hit a few epsilons away).
+	dev, err := NewDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	pos, idx := meshgen.Terrain(2000, 5)
+	sc, err := dev.BuildTriangles(pos, idx, Low)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	b := raygen.BoundsOf(pos)
+	rays := raygen.Shadow(pos, idx, b, 4000, 1)
+	hits := make([]Hit, len(rays))
+	sc.Intersect(rays, hits)
+	eps := raygen.ShadowEpsilon * b.Diagonal()
+	for k, h := range hits {
+		if !h.Miss() && h.T < eps/2 {
+			t.Fatalf("shadow ray %d hits at t=%g (self-intersection)", k, h.T)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	dev, err := NewDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	pos := []vec.Vec3{vec.V3(0, 0, 0), vec.V3(1, 0, 0), vec.V3(0, 1, 0)}
+	if _, err := dev.BuildTriangles(pos, []uint32{0, 1, 3}, Medium); err == nil {
+		t.Error("out-of-range index accepted")
+	}
+	if _, err := dev.BuildTriangles(pos, []uint32{0, 1}, Medium); err == nil {
+		t.Error("partial triangle accepted")
+	}
+	if _, err := dev.BuildTriangles(pos, []uint32{0, 1, 2}, Quality(7)); err == nil {
+		t.Error("bad quality accepted")
+	}
+	// An empty scene builds and misses everything.
+	sc, err := dev.BuildTriangles(nil, nil, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	hits := make([]Hit, 1)
+	sc.Intersect([]raygen.Ray{{Dir: vec.V3(0, 0, 1), TMax: float32(math.Inf(1))}}, hits)
+	if !hits[0].Miss() || !math.IsInf(float64(hits[0].T), 1) {
+		t.Errorf("empty scene hit %+v", hits[0])
+	}
+}
+
+func TestEmbreeError(t *testing.T) {
+	// A malformed configuration is reported as an Embree error.
+	if d, err := newDevice("threads="); err == nil {
+		d.Close()
+		t.Error("bad configuration accepted")
+	} else {
+		t.Log(err)
+	}
+	e := &Error{Code: 2, Message: "x"}
+	if e.Error() != "embree: invalid argument: x" {
+		t.Errorf("Error() = %q", e.Error())
+	}
+}
