@@ -37,6 +37,7 @@ type Context struct {
 	hit     accel.Hit
 	hitKind uint8
 	trace   *traceState // intersection and any hit: the traversal in progress
+	attr    attrBuf     // any hit and closest hit: this invocation's copy of the attributes
 
 	rg      *rayGen // ray generation under ReorderOn: the coroutine
 	seq     uint32  // launch-order sequence number within the worker

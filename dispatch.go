@@ -232,6 +232,7 @@ func (d *dispatch) takeTile(buf [][3]uint32) ([][3]uint32, bool) {
 type worker struct {
 	d     *dispatch
 	tr    accel.Traversal
+	ts    traceState
 	pool  []*Context
 	level int
 	stats Stats

@@ -216,9 +216,9 @@ func (c *Context) invokeHitObject(h *HitObject, payload unsafe.Pointer, pt *Type
 	*nc = Context{w: w, launch: c.launch, stage: s.Kind, shader: s, depth: c.depth + 1, calls: c.calls, args: args,
 		ray: h.ray, flags: h.flags, tCur: h.tCur, hit: h.hit, hitKind: h.hitKind, rg: c.rg}
 	var attr unsafe.Pointer
-	local := h.attr
 	if h.kind == hitObjectHit {
-		attr = unsafe.Pointer(&local)
+		nc.attr = h.attr
+		attr = unsafe.Pointer(&nc.attr)
 	}
 	w.invoke(c, nc, s, payload, attr)
 }

@@ -130,7 +130,10 @@ func (c *Context) traceHitObject(tlas *accel.TLAS, flags accel.RayFlags, mask, r
 		c.fail(fmt.Errorf("%w: %v", ErrInvalidArgument, err))
 	}
 	w.stats.Rays++
-	ts := traceState{c: c, tr: &w.tr, payload: payload, ptype: pt, rayContrib: rayContrib, mult: mult}
+	// One traceState per worker is enough: any hit and intersection
+	// shaders cannot trace, so traversals never nest within a worker.
+	ts := &w.ts
+	*ts = traceState{c: c, tr: &w.tr, payload: payload, ptype: pt, rayContrib: rayContrib, mult: mult}
 	tr := ts.tr
 	tr.Begin(tlas, ray, flags, mask)
 	for tr.Next() {
@@ -210,7 +213,7 @@ func (ts *traceState) runAnyHit(cand *accel.Hit, t float32, hitKind uint8, attr 
 	*ac = Context{w: w, launch: c.launch, stage: KindAnyHit, shader: s, depth: c.depth + 1, calls: c.calls, args: ts.args,
 		ray: tr.Ray(), flags: tr.Flags(), tCur: t, hit: *cand, hitKind: hitKind, trace: ts, rg: c.rg}
 	ac.hit.T = t
-	local := *attr
+	ac.attr = *attr
 	defer func() {
 		if r := recover(); r != nil {
 			if sig, ok := r.(anyHitSignal); ok {
@@ -220,7 +223,7 @@ func (ts *traceState) runAnyHit(cand *accel.Hit, t float32, hitKind uint8, attr 
 			panic(r)
 		}
 	}()
-	w.invoke(c, ac, s, ts.payload, unsafe.Pointer(&local))
+	w.invoke(c, ac, s, ts.payload, unsafe.Pointer(&ac.attr))
 	return anyHitAccept
 }
 

@@ -1,0 +1,75 @@
+package raypipe
+
+import (
+	"context"
+	"testing"
+
+	"github.com/raypipe/raypipe/accel"
+	"github.com/raypipe/raypipe/internal/meshgen"
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// BenchmarkPipelineOverhead compares a closest-hit-only DispatchRays with
+// the raw accel query on the same primary rays (one worker each, so the
+// ratio is the per-ray overhead of the pipeline).
+func BenchmarkPipelineOverhead(b *testing.B) {
+	pos, idx := meshgen.Terrain(100_000, 1)
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(pos, idx)}, accel.BuildPreferFastTrace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tlas, _ := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: blas}}, 0)
+	const w, h = 256, 256
+	rays := raygen.Primary(raygen.BoundsOf(pos), w, h)
+	toRay := func(r raygen.Ray) accel.Ray {
+		return accel.Ray{Origin: r.Origin, TMin: r.TMin, Direction: r.Dir, TMax: r.TMax}
+	}
+	b.Run("raw", func(b *testing.B) {
+		var sink float32
+		for b.Loop() {
+			for _, r := range rays {
+				if hit, ok := tlas.Intersect(toRay(r), 0, 0xff); ok {
+					sink += hit.T
+				}
+			}
+		}
+		b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+		_ = sink
+	})
+	b.Run("pipeline", func(b *testing.B) {
+		type pl struct{ T float32 }
+		out := make([]float32, len(rays))
+		p, err := NewPipeline(PipelineDesc{Shaders: []Shader{
+			RayGeneration("rg", func(c *Context) {
+				l := c.DispatchRaysIndex()
+				i := l[1]*w + l[0]
+				var p pl
+				TraceRay(c, tlas, 0, 0xff, 0, 0, 0, toRay(rays[i]), &p)
+				out[i] = p.T
+			}),
+			ClosestHit("chs", func(c *Context, p *pl, _ *BuiltInTriangleIntersectionAttributes) { p.T = c.RayTCurrent() }),
+		}, HitGroups: []HitGroup{{Name: "hg", ClosestHit: "chs"}}, PipelineConfig: PipelineConfig{MaxTraceRecursionDepth: 1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		table := func(e string) ShaderTable {
+			var tb ShaderTableBuilder
+			if e != "" {
+				tb.Add(p.MustShaderIdentifier(e), nil)
+			} else {
+				tb.Add(ShaderIdentifier{}, nil)
+			}
+			return tb.Build()
+		}
+		desc := DispatchRaysDesc{RayGeneration: table("rg"), HitGroup: table("hg"), Miss: table(""), Width: w, Height: h}
+		opt := &DispatchOptions{Workers: 1}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+	})
+}
