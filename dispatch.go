@@ -121,6 +121,10 @@ func (p *Pipeline) DispatchRays(ctx context.Context, desc DispatchRaysDesc, opt 
 	if err := d.validate(); err != nil {
 		return Stats{}, err
 	}
+	if d.raygen == nil {
+		// A NULL ray generation identifier: "no shader is executed".
+		return Stats{Elapsed: time.Since(start)}, ctx.Err()
+	}
 	workers := d.opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -182,7 +186,7 @@ func (d *dispatch) validate() error {
 	if err != nil {
 		return fmt.Errorf("raypipe: ray generation record: %w (%w)", err, ErrDispatchInvalid)
 	}
-	if g == nil || g.kind != KindRayGeneration {
+	if g != nil && g.kind != KindRayGeneration {
 		return fmt.Errorf("raypipe: %w: the ray generation record does not name a ray generation shader", ErrDispatchInvalid)
 	}
 	d.raygen, d.raygenArgs = g, args

@@ -386,6 +386,10 @@ func TestNullIdentifierRunsNothing(t *testing.T) {
 	if got.Closest != 0 || got.Misses != 0 {
 		t.Fatalf("NULL records ran shaders: %+v", got)
 	}
+	st, err := r.p.DispatchRays(context.Background(), DispatchRaysDesc{RayGeneration: r.table(""), Width: 8, Height: 8}, nil)
+	if err != nil || st.Invocations[KindRayGeneration] != 0 {
+		t.Fatalf("NULL ray generation record: %v, %d invocations", err, st.Invocations[KindRayGeneration])
+	}
 }
 
 // Errors inside a dispatch stop it and name the launch index and shader.
