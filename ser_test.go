@@ -3,6 +3,7 @@ package raypipe
 import (
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -152,9 +153,11 @@ func TestHitObjectTraceReorderInvokeEqualsTraceRay(t *testing.T) {
 	fused := serRig(t, tlas, func(c *Context, x, y uint32, out *shade) {
 		TraceReorderExecuteHint(c, tlas, 0, 0xff, 0, 1, 0, serRay(x, y), x, 4, out)
 	})
-	for _, r := range []*rig{ser, fused} {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for i, r := range []*rig{ser, fused} {
+		runtime.GOMAXPROCS(1 + i) // Workers 0 follows GOMAXPROCS
 		for _, opt := range []DispatchOptions{
-			{Workers: 1}, {Workers: 2}, {Workers: 1, Reorder: ReorderOn}, {Workers: 2, Reorder: ReorderOn, Window: 7}, {Workers: 2, Reorder: ReorderOn, Window: 100000},
+			{}, {Workers: 1}, {Workers: 2}, {Workers: 1, Reorder: ReorderOn}, {Workers: 2, Reorder: ReorderOn, Window: 7}, {Workers: 2, Reorder: ReorderOn, Window: 100000},
 		} {
 			results.reset()
 			st := r.mustDispatch("rg", 40, 30, &opt)
