@@ -1,6 +1,12 @@
 package raypipe
 
-import "github.com/raypipe/raypipe/internal/reorder"
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/raypipe/raypipe/internal/reorder"
+)
 
 // Coherence is the simulated SIMT coherence of HitObject.Invoke calls made
 // from ray generation shaders (TraceRay's implicit Invoke included): 32
@@ -51,4 +57,19 @@ func (r *coherenceRecorder) finish(reordered bool) Coherence {
 		c.Executed = c.LaunchOrder
 	}
 	return c
+}
+
+// String summarises the statistics in a few readable lines.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d rays in %v (%.2f Mrays/s)\n", s.Rays, s.Elapsed.Round(time.Millisecond), float64(s.Rays)/s.Elapsed.Seconds()/1e6)
+	fmt.Fprintf(&b, "invocations: raygen %d, intersection %d, any hit %d, closest hit %d, miss %d, callable %d\n",
+		s.Invocations[KindRayGeneration], s.Invocations[KindIntersection], s.Invocations[KindAnyHit],
+		s.Invocations[KindClosestHit], s.Invocations[KindMiss], s.Invocations[KindCallable])
+	fmt.Fprintf(&b, "reorder points %d, sorting %v", s.ReorderPoints, s.ReorderTime.Round(time.Microsecond))
+	if c := s.Coherence; c.Invokes > 0 {
+		fmt.Fprintf(&b, "\nSIMT-32 coherence at Invoke (%d invokes): %.2f records/wave, %.0f%% lanes active in launch order; %.2f records/wave, %.0f%% active after reordering",
+			c.Invokes, c.LaunchOrder.RecordsPerWave(), 100*c.LaunchOrder.ActiveFraction(), c.Executed.RecordsPerWave(), 100*c.Executed.ActiveFraction())
+	}
+	return b.String()
 }

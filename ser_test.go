@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -379,5 +380,17 @@ func TestCoherenceStatisticsBeforeAndAfterReordering(t *testing.T) {
 	st = r.mustDispatch("rg", 256, 1, &DispatchOptions{Workers: 1, CoherenceStats: true})
 	if st.Coherence.Executed != st.Coherence.LaunchOrder {
 		t.Fatalf("reordering off: executed %+v != launch order %+v", st.Coherence.Executed, st.Coherence.LaunchOrder)
+	}
+}
+
+func TestStatsStringMentionsCoherence(t *testing.T) {
+	s := Stats{Rays: 10, Elapsed: 1e9, Coherence: Coherence{Invokes: 64}}
+	s.Coherence.LaunchOrder.Count, s.Coherence.LaunchOrder.DistinctRecords, s.Coherence.LaunchOrder.ActiveLanes = 2, 16, 64
+	s.Coherence.Executed.Count, s.Coherence.Executed.DistinctRecords, s.Coherence.Executed.ActiveLanes = 2, 2, 64
+	got := s.String()
+	for _, want := range []string{"10 rays", "8.00 records/wave", "1.00 records/wave", "100% active"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary %q lacks %q", got, want)
+		}
 	}
 }
