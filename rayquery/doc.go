@@ -86,7 +86,7 @@
 //
 // # Performance
 //
-// A RayQuery is a plain value (about 2 KB, the traversal stack included):
+// A RayQuery is a plain value (about 1.7 KB, the traversal stack included):
 // declare one per goroutine and reuse it. TraceRayInline, Proceed, the
 // commits and every getter allocate nothing. It is not safe for concurrent
 // use.
