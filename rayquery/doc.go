@@ -14,7 +14,8 @@
 //	for q.Proceed() {
 //		switch q.CandidateType() {
 //		case rayquery.CandidateNonOpaqueTriangle:
-//			if alphaTest(q.CandidateInstanceIndex(), q.CandidatePrimitiveIndex(), q.CandidateTriangleBarycentrics()) {
+//			u, v := q.CandidateTriangleBarycentrics()
+//			if alphaTest(q.CandidateInstanceIndex(), q.CandidatePrimitiveIndex(), u, v) {
 //				q.CommitNonOpaqueTriangleHit()
 //			}
 //		case rayquery.CandidateProceduralPrimitive:
@@ -71,9 +72,10 @@
 //     on a triangle candidate;
 //   - CommitProceduralPrimitiveHit with t outside [RayTMin, CommittedRayT]
 //     or NaN;
-//   - Committed* getters other than CommittedStatus and CommittedRayT when
-//     nothing is committed, and CommittedTriangle* when the committed hit is
-//     procedural;
+//   - Committed* getters other than CommittedStatus, CommittedRayT,
+//     Committed and CommittedTriangleObjectPositions when nothing is
+//     committed, and CommittedTriangleBarycentrics/FrontFace when the
+//     committed hit is procedural;
 //   - ray flag combinations the spec declares mutually exclusive
 //     (accel.RayFlags.Validate), at TraceRayInline.
 //
