@@ -63,29 +63,40 @@ func MakeMiss(flags accel.RayFlags, missIndex uint32, ray accel.Ray) HitObject {
 // HitObject.
 func MakeNop() HitObject { return HitObject{} }
 
-// CommittedHit is what HitObjectFromRayQuery needs of a ray query: its ray,
-// flags and committed hit. *rayquery.RayQuery provides it.
+// CommittedHit is what HitObjectFromRayQuery needs of a finished inline
+// ray query; *rayquery.RayQuery provides it.
 type CommittedHit interface {
 	WorldRayOrigin() vec.Vec3
 	WorldRayDirection() vec.Vec3
 	RayTMin() float32
 	RayFlags() accel.RayFlags
-	// Committed returns the committed hit (Kind KindNone when nothing was
-	// committed), with T the committed t.
+	// Committed returns the committed hit; Kind is accel.KindNone when
+	// nothing was committed.
 	Committed() *accel.Hit
-	// CommittedProceduralHitKind is the hit kind of a committed procedural
-	// hit (raypipe's RayQuery records 0 unless set).
+	// CommittedRayT returns the committed t (TMax when nothing was).
 	CommittedRayT() float32
 }
 
 // HitObjectFromRayQuery returns a HitObject for the committed hit of a
-// finished ray query (HitObject::FromRayQuery), NOP when nothing was
-// committed. It has no shader table record until SetShaderTableIndex, and
-// until then Invoke runs nothing. attr (nil for none) gives the attributes
-// of a committed procedural hit; for triangle hits the built-in
-// barycentrics are used and attr is ignored. hitKind is the procedural hit
-// kind (ignored for triangles).
-func HitObjectFromRayQuery[A any](q CommittedHit, hitKind uint8, attr *A) HitObject {
+// ray query (HitObject::FromRayQuery), a NOP object when nothing was
+// committed. It has no shader table record until SetShaderTableIndex;
+// until then Invoke runs nothing. A committed procedural hit gets hit kind
+// 0 and no attributes; use HitObjectFromRayQueryWithAttributes to supply
+// them.
+func HitObjectFromRayQuery(q CommittedHit) HitObject {
+	return fromRayQuery(q, 0, nil, nil)
+}
+
+// HitObjectFromRayQueryWithAttributes is the overload of
+// HitObject::FromRayQuery that takes the committed procedural hit's
+// attributes (and, as DXIL's HitObject_FromRayQueryWithAttrs, its hit
+// kind). For triangle hits both are ignored and the built-in barycentrics
+// are used. A must be plain data of at most 32 bytes.
+func HitObjectFromRayQueryWithAttributes[A any](q CommittedHit, hitKind uint8, attr *A) HitObject {
+	return fromRayQuery(q, hitKind, unsafe.Pointer(attr), TypeOf[A]())
+}
+
+func fromRayQuery(q CommittedHit, hitKind uint8, attr unsafe.Pointer, at *TypeDesc) HitObject {
 	com := q.Committed()
 	if com == nil || com.Kind == accel.KindNone {
 		return HitObject{}
@@ -101,12 +112,9 @@ func HitObjectFromRayQuery[A any](q CommittedHit, hitKind uint8, attr *A) HitObj
 		return h
 	}
 	h.hitKind = hitKind
-	if attr != nil {
-		at := TypeOf[A]()
-		if at.Size <= MaxAttributeSizeInBytes && at.PointerFree {
-			h.attr.set(unsafe.Pointer(attr), at.Size)
-			h.attrType = at
-		}
+	if attr != nil && at.Size <= MaxAttributeSizeInBytes && at.PointerFree {
+		h.attr.set(attr, at.Size)
+		h.attrType = at
 	}
 	return h
 }

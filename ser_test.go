@@ -298,6 +298,7 @@ func TestHitObjectGettersForHitMissAndNop(t *testing.T) {
 		}
 		checked++
 	})
+	results.reset()
 	r.mustDispatch("rg", 1, 1, nil)
 	if checked != 1 {
 		t.Fatal("ray generation did not run")
