@@ -385,14 +385,9 @@ func (h *HitObject) LoadLocalRootTableConstant(c *Context, offset uint32) uint32
 	if offset%4 != 0 {
 		c.fail(fmt.Errorf("%w: LoadLocalRootTableConstant offset %d is not a multiple of 4", ErrInvalidArgument, offset))
 	}
-	if !h.hasRecord || h.kind == hitObjectNop {
+	args := h.recordArgs(c)
+	if args == nil {
 		return 0
-	}
-	var args []byte
-	if h.kind == hitObjectHit {
-		_, args = c.hitGroup(uint64(h.record))
-	} else {
-		_, args = c.missGroup(uint64(h.record))
 	}
 	v, err := loadConstant(args, offset)
 	if err != nil {
@@ -404,7 +399,11 @@ func (h *HitObject) LoadLocalRootTableConstant(c *Context, offset uint32) uint32
 // ShaderRecordBufferHandle returns the local root arguments of h's record
 // (hitObjectGetShaderRecordBufferHandleNV); nil for NOP and record-less
 // objects.
-func (h *HitObject) ShaderRecordBufferHandle(c *Context) []byte {
+func (h *HitObject) ShaderRecordBufferHandle(c *Context) []byte { return h.recordArgs(c) }
+
+// recordArgs returns the local root arguments of h's shader record, nil
+// for NOP and record-less objects.
+func (h *HitObject) recordArgs(c *Context) []byte {
 	if !h.hasRecord || h.kind == hitObjectNop {
 		return nil
 	}
