@@ -203,7 +203,10 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 	if stride == 0 {
 		stride = vsize
 	}
-	if stride < 0 || stride > maxStride || stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
+	if stride < 0 || stride > maxStride {
+		return d, inputErr(where, "VertexStride", "%d out of range [0, 2^32)", t.VertexStride)
+	}
+	if stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
 		return d, inputErr(where, "VertexStride", "%d is not a multiple of the %s component size", t.VertexStride, t.VertexFormat)
 	}
 	if t.VertexCount < 0 || t.VertexCount > maxPrimitives*3 {
@@ -281,8 +284,11 @@ func decodeAABBs(where string, g *Geometry) (decodedGeometry, error) {
 	if stride == 0 {
 		stride = 24
 	}
-	if stride < 0 || stride > maxStride || stride%4 != 0 {
-		return d, inputErr(where, "AABBs.Stride", "%d is not a multiple of 4 in range", a.Stride)
+	if stride < 0 || stride > maxStride {
+		return d, inputErr(where, "AABBs.Stride", "%d out of range [0, 2^32)", a.Stride)
+	}
+	if stride%4 != 0 {
+		return d, inputErr(where, "AABBs.Stride", "%d is not a multiple of 4", a.Stride)
 	}
 	if a.Count < 0 || a.Count > maxPrimitives {
 		return d, inputErr(where, "AABBs.Count", "%d out of range", a.Count)
