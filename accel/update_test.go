@@ -216,8 +216,14 @@ func TestUpdateConstraintsBottomLevel(t *testing.T) {
 		{"GeometryFlagsMayNotChange", b, func(g []Geometry) []Geometry { g[1].Flags = 0; return g }, "geometry 1", "Flags", "may not change"},
 		{"GeometryCountMayNotChange", b, func(g []Geometry) []Geometry { return g[:1] }, "update", "NumDescs", "built with 2"},
 		{"GeometryTypeMayNotChange", b, func(g []Geometry) []Geometry { g[1] = AABBGeometry(nil); return g }, "geometry 1", "Type", "built as"},
-		{"AABBCountMayNotChange", aabbs, func(g []Geometry) []Geometry { return []Geometry{AABBGeometry(randomBoxes(rand.New(rand.NewPCG(1, 2)), 9))} }, "geometry 0", "AABBs.Count", "built with 8"},
-		{"NewDataIsValidated", b, func(g []Geometry) []Geometry { xf := vec.Mat3x4{{float32(math.NaN())}}; g[0].Triangles.Transform = &xf; return g }, "geometry 0", "Transform", "not finite"},
+		{"AABBCountMayNotChange", aabbs, func(g []Geometry) []Geometry {
+			return []Geometry{AABBGeometry(randomBoxes(rand.New(rand.NewPCG(1, 2)), 9))}
+		}, "geometry 0", "AABBs.Count", "built with 8"},
+		{"NewDataIsValidated", b, func(g []Geometry) []Geometry {
+			xf := vec.Mat3x4{{float32(math.NaN())}}
+			g[0].Triangles.Transform = &xf
+			return g
+		}, "geometry 0", "Transform", "not finite"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
