@@ -201,3 +201,5 @@ func le32(b []byte) uint32 {
 func putLe32(b []byte, x uint32) {
 	b[0], b[1], b[2], b[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
 }
+
+func nanF() float32 { return float32(math.NaN()) }
