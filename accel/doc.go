@@ -10,6 +10,11 @@
 //   - BuildTLAS takes Instances: a 3x4 transform, a 24-bit InstanceID, an
 //     8-bit InstanceMask, a 24-bit InstanceContributionToHitGroupIndex,
 //     instance flags and the BLAS (nil makes the instance inactive).
+//   - Update and UpdateInto refit a structure built with BuildAllowUpdate,
+//     within the spec's "Acceleration structure update constraints".
+//   - Clone, Compact, Serialize/DeserializeBLAS/DeserializeTLAS and
+//     Visualize are the copy modes of CopyRaytracingAccelerationStructure;
+//     PostBuildInfo is EmitRaytracingAccelerationStructurePostBuildInfo.
 //   - Traversal enumerates candidate intersections along a ray in
 //     (TMin, TMax), commits opaque triangles itself and stops at the
 //     candidates that need a decision (non-opaque triangles for any-hit,

@@ -145,6 +145,12 @@ func AABBGeometry(boxes []AABB) Geometry {
 // indices must also fit the 32-bit PrimitiveIndex().
 const maxPrimitives = 1 << 28
 
+// maxStride bounds vertex and AABB strides: the spec's StrideInBytes "only
+// the bottom 32 bits get used". It also keeps count*stride far from int64
+// overflow, which would otherwise let a huge stride pass the buffer size
+// check and index out of range.
+const maxStride = 1<<32 - 1
+
 // decodedGeometry is a validated geometry with its object-space primitives.
 type decodedGeometry struct {
 	typ   GeometryType
@@ -197,7 +203,10 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 	if stride == 0 {
 		stride = vsize
 	}
-	if stride < 0 || stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
+	if stride < 0 || stride > maxStride {
+		return d, inputErr(where, "VertexStride", "%d out of range [0, 2^32)", t.VertexStride)
+	}
+	if stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
 		return d, inputErr(where, "VertexStride", "%d is not a multiple of the %s component size", t.VertexStride, t.VertexFormat)
 	}
 	if t.VertexCount < 0 || t.VertexCount > maxPrimitives*3 {
@@ -275,7 +284,10 @@ func decodeAABBs(where string, g *Geometry) (decodedGeometry, error) {
 	if stride == 0 {
 		stride = 24
 	}
-	if stride < 0 || stride%4 != 0 {
+	if stride < 0 || stride > maxStride {
+		return d, inputErr(where, "AABBs.Stride", "%d out of range [0, 2^32)", a.Stride)
+	}
+	if stride%4 != 0 {
 		return d, inputErr(where, "AABBs.Stride", "%d is not a multiple of 4", a.Stride)
 	}
 	if a.Count < 0 || a.Count > maxPrimitives {

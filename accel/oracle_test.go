@@ -140,12 +140,7 @@ func TestClosestHitMatchesBruteForceOracle(t *testing.T) {
 // children or primitives, children follow parents, and every active
 // primitive is referenced exactly once.
 func (b *BLAS) checkInvariants() error {
-	return checkTree(b.nodes, len(b.primGeom), func(s uint32) AABB {
-		if b.typ == GeometryTriangles {
-			return triBounds(&b.tris[s])
-		}
-		return b.boxes[s]
-	})
+	return checkTree(b.nodes, len(b.primGeom), b.slotBox) // empty for slots made inactive by an update
 }
 
 func (t *TLAS) checkInvariants() error {

@@ -1,0 +1,107 @@
+package accel
+
+import (
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// Bad build input gives an *InputError that names the geometry or instance
+// and the field ("Errors and bad input" in DESIGN.md; the spec leaves these
+// cases undefined). Claimed counts are checked against the buffers before
+// anything is allocated.
+func TestBuildRejectsBadInput(t *testing.T) {
+	pos, idx := grid(2, 1, vec.Vec3{})
+	ok := func() Geometry { return TriangleGeometry(pos, idx) }
+	nan := float32(math.NaN())
+	geomCases := []struct {
+		name         string
+		geoms        func() []Geometry
+		where, field string
+		msg          string
+	}{
+		{"IndexCountNotMultipleOf3", func() []Geometry { g := ok(); g.Triangles.IndexCount = 5; return []Geometry{ok(), g} }, "geometry 1", "IndexCount", "multiple of 3"},
+		{"VertexCountExceedsBuffer", func() []Geometry { g := ok(); g.Triangles.VertexCount = 10; return []Geometry{g} }, "geometry 0", "VertexBuffer", "need 120 bytes, have 108"},
+		{"IndexCountExceedsBuffer", func() []Geometry { g := ok(); g.Triangles.IndexCount = 27; return []Geometry{g} }, "geometry 0", "IndexBuffer", "need 108 bytes"},
+		{"IndexOutOfRange", func() []Geometry { g := TriangleGeometry(pos, []uint32{0, 1, 9}); return []Geometry{g} }, "geometry 0", "IndexBuffer", "index 9 (position 2) out of range (vertex count 9)"},
+		{"NonIndexedVertexCountNotMultipleOf3", func() []Geometry { return []Geometry{TriangleGeometry(pos[:8], nil)} }, "geometry 0", "VertexCount", "not a multiple of 3"},
+		{"NegativeVertexCount", func() []Geometry { g := ok(); g.Triangles.VertexCount = -1; return []Geometry{g} }, "geometry 0", "VertexCount", "out of range"},
+		{"OddStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = 13; return []Geometry{g} }, "geometry 0", "VertexStride", "multiple"},
+		{"Float32StrideNotMultipleOf4", func() []Geometry { g := ok(); g.Triangles.VertexStride = 14; return []Geometry{g} }, "geometry 0", "VertexStride", "R32G32B32_FLOAT"},
+		{"HugeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = 1 << 40; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
+		{"NegativeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = -12; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
+		{"UnknownVertexFormat", func() []Geometry { g := ok(); g.Triangles.VertexFormat = 9; return []Geometry{g} }, "geometry 0", "VertexFormat", "unsupported"},
+		{"UnknownIndexFormat", func() []Geometry { g := ok(); g.Triangles.IndexFormat = 7; return []Geometry{g} }, "geometry 0", "IndexFormat", "unsupported"},
+		{"UnknownGeometryType", func() []Geometry { g := ok(); g.Type = 5; return []Geometry{g} }, "geometry 0", "Type", "unknown"},
+		{"UnknownGeometryFlags", func() []Geometry { g := ok(); g.Flags = 0x10; return []Geometry{g} }, "geometry 0", "Flags", "unknown bits"},
+		{"NonFiniteGeometryTransform", func() []Geometry {
+			g := ok()
+			xf := vec.Identity3x4
+			xf[1][3] = nan
+			g.Triangles.Transform = &xf
+			return []Geometry{g}
+		}, "geometry 0", "Transform", "not finite"},
+		{"MixedTrianglesAndAABBs", func() []Geometry { return []Geometry{ok(), AABBGeometry([]AABB{{}})} }, "geometry 1", "Type", "mixes triangles and procedural AABBs"},
+		{"AABBStrideNotMultipleOf4", func() []Geometry { g := AABBGeometry(make([]AABB, 2)); g.AABBs.Stride = 26; return []Geometry{g} }, "geometry 0", "AABBs.Stride", "multiple of 4"},
+		{"AABBCountExceedsBuffer", func() []Geometry { g := AABBGeometry(make([]AABB, 2)); g.AABBs.Count = 3; return []Geometry{g} }, "geometry 0", "AABBs.Buffer", "need 72 bytes, have 48"},
+		// Huge counts with small buffers must fail before allocating.
+		{"HugeVertexCountSmallBuffer", func() []Geometry {
+			g := ok()
+			g.Triangles.VertexCount = 3 << 27
+			g.Triangles.IndexFormat = IndexNone
+			return []Geometry{g}
+		}, "geometry 0", "VertexBuffer", "have 108"},
+		{"HugeIndexCountSmallBuffer", func() []Geometry { g := ok(); g.Triangles.IndexCount = 3 << 27; return []Geometry{g} }, "geometry 0", "IndexBuffer", "have 96"},
+		{"HugeAABBCountSmallBuffer", func() []Geometry { g := AABBGeometry(make([]AABB, 2)); g.AABBs.Count = 1 << 28; return []Geometry{g} }, "geometry 0", "AABBs.Buffer", "have 48"},
+		{"CountBeyondLimit", func() []Geometry { g := AABBGeometry(make([]AABB, 2)); g.AABBs.Count = 1<<28 + 1; return []Geometry{g} }, "geometry 0", "AABBs.Count", "out of range"},
+	}
+	for _, c := range geomCases {
+		t.Run(c.name, func(t *testing.T) {
+			geoms := c.geoms()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := BuildBLAS(geoms, 0)
+			runtime.ReadMemStats(&after)
+			wantInputError(t, err, c.where, c.field, c.msg)
+			if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
+				t.Fatalf("allocated %d bytes before failing", d)
+			}
+		})
+	}
+	b := mustBLAS(t, []Geometry{ok()}, 0)
+	good := Instance{Transform: vec.Identity3x4, InstanceMask: 1, BLAS: b}
+	instCases := []struct {
+		name       string
+		edit       func(*Instance)
+		field, msg string
+	}{
+		{"NaNTransform", func(in *Instance) { in.Transform[0][0] = nan }, "Transform", "not finite"},
+		{"InfTransform", func(in *Instance) { in.Transform[2][3] = float32(math.Inf(-1)) }, "Transform", "not finite"},
+		{"SingularTransform", func(in *Instance) { in.Transform = vec.Scale3x4(vec.V3(1, 0, 1)) }, "Transform", "singular"},
+		{"InstanceIDOverflows24Bits", func(in *Instance) { in.InstanceID = 1 << 24 }, "InstanceID", "24 bits"},
+		{"ContributionOverflows24Bits", func(in *Instance) { in.InstanceContributionToHitGroupIndex = 0x1000000 }, "InstanceContributionToHitGroupIndex", "24 bits"},
+		{"UnknownInstanceFlags", func(in *Instance) { in.Flags = 0x10 }, "Flags", "unknown bits"},
+		{"ForceOpaqueAndNonOpaque", func(in *Instance) { in.Flags = InstanceForceOpaque | InstanceForceNonOpaque }, "Flags", "mutually exclusive"},
+	}
+	for _, c := range instCases {
+		t.Run(c.name, func(t *testing.T) {
+			insts := []Instance{good, good, good}
+			c.edit(&insts[2])
+			_, err := BuildTLAS(insts, 0)
+			wantInputError(t, err, "instance 2", c.field, c.msg)
+		})
+	}
+	// The maximal 24-bit values are fine, and a singular transform is
+	// allowed on an instance without a BLAS (it is inactive anyway).
+	edge := []Instance{good, {Transform: vec.Mat3x4{}, InstanceMask: 1}}
+	edge[0].InstanceID, edge[0].InstanceContributionToHitGroupIndex = 1<<24-1, 1<<24-1
+	if _, err := BuildTLAS(edge, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []BuildFlags{BuildPerformUpdate, 0x4000, BuildPreferFastTrace | BuildPreferFastBuild} {
+		_, err := BuildBLAS([]Geometry{ok()}, f)
+		wantInputError(t, err, "build flags", "", "")
+	}
+}

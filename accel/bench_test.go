@@ -1,0 +1,157 @@
+package accel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// Benchmarks over procedural scenes generated here: a heightfield
+// "terrain" (a regular grid, coherent) and a random triangle soup. Run
+// with, e.g.:
+//
+//	go test -run='^$' -bench=. -benchtime=1x ./accel/
+//
+// The 2M-triangle build is BenchmarkBuildLarge, selected only by name.
+
+var benchSizes = []struct {
+	name string
+	tris int
+}{{"1k", 1000}, {"100k", 100000}, {"1M", 1000000}}
+
+// terrain returns a heightfield of about n triangles over [-1,1]^2.
+func terrain(n int) ([]vec.Vec3, []uint32) {
+	k := int(math.Sqrt(float64(n) / 2))
+	if k < 1 {
+		k = 1
+	}
+	pos := make([]vec.Vec3, 0, (k+1)*(k+1))
+	for j := 0; j <= k; j++ {
+		for i := 0; i <= k; i++ {
+			x, y := -1+2*float64(i)/float64(k), -1+2*float64(j)/float64(k)
+			h := 0.15*math.Sin(5*x)*math.Cos(4*y) + 0.05*math.Sin(23*x+17*y)
+			pos = append(pos, vec.V3(float32(x), float32(y), float32(h)))
+		}
+	}
+	idx := make([]uint32, 0, 6*k*k)
+	at := func(i, j int) uint32 { return uint32(j*(k+1) + i) }
+	for j := 0; j < k; j++ {
+		for i := 0; i < k; i++ {
+			idx = append(idx, at(i, j), at(i+1, j), at(i+1, j+1), at(i, j), at(i+1, j+1), at(i, j+1))
+		}
+	}
+	return pos, idx
+}
+
+func benchScene(kind string, n int) Geometry {
+	if kind == "terrain" {
+		pos, idx := terrain(n)
+		return TriangleGeometry(pos, idx)
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 99))
+	pos, idx := randomSoup(rng, n, float32(2/math.Cbrt(float64(n))))
+	return TriangleGeometry(pos, idx)
+}
+
+func benchBuild(b *testing.B, kind string, n int) {
+	g := benchScene(kind, n)
+	tris := g.Triangles.IndexCount / 3
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BuildBLAS([]Geometry{g}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(tris)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mtris/s")
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, kind := range []string{"terrain", "soup"} {
+		for _, s := range benchSizes {
+			b.Run(kind+"/"+s.name, func(b *testing.B) { benchBuild(b, kind, s.tris) })
+		}
+	}
+}
+
+func BenchmarkBuildLarge(b *testing.B) {
+	for _, kind := range []string{"terrain", "soup"} {
+		b.Run(kind+"/2M", func(b *testing.B) { benchBuild(b, kind, 2000000) })
+	}
+}
+
+var benchBLAS sync.Map // "kind/n" -> *BLAS
+
+func cachedBLAS(b *testing.B, kind string, n int) *BLAS {
+	key := fmt.Sprint(kind, "/", n)
+	if v, ok := benchBLAS.Load(key); ok {
+		return v.(*BLAS)
+	}
+	bl, err := BuildBLAS([]Geometry{benchScene(kind, n)}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchBLAS.Store(key, bl)
+	return bl
+}
+
+const benchRays = 1 << 14
+
+// benchRaySet returns rays of a kind: primary (a pinhole camera above the
+// scene looking down, a coherent grid), shadow (from points on the z = 0
+// plane toward a light, tested with Occluded) and incoherent (random
+// origins and directions in the scene's box).
+func benchRaySet(kind string) []Ray {
+	rng := rand.New(rand.NewPCG(7, 7))
+	rays := make([]Ray, benchRays)
+	side := int(math.Sqrt(benchRays))
+	inf := float32(math.Inf(1))
+	for i := range rays {
+		switch kind {
+		case "primary":
+			u, v := float32(i%side)/float32(side)*2-1, float32(i/side)/float32(side)*2-1
+			rays[i] = Ray{Origin: vec.V3(0, -0.5, 3), Direction: vec.V3(u*0.4, v*0.4+0.15, -1), TMax: inf}
+		case "shadow":
+			p := vec.V3(float32(rng.Float64()*2-1), float32(rng.Float64()*2-1), 0)
+			rays[i] = Ray{Origin: p, Direction: vec.V3(0.3, 0.2, 1), TMin: 1e-3, TMax: 10}
+		default:
+			rays[i] = Ray{Origin: randVec(rng, 1), Direction: randVec(rng, 1), TMax: inf}
+		}
+	}
+	return rays
+}
+
+func BenchmarkTrace(b *testing.B) {
+	for _, rk := range []string{"primary", "shadow", "incoherent"} {
+		rays := benchRaySet(rk)
+		for _, kind := range []string{"terrain", "soup"} {
+			for _, s := range benchSizes {
+				b.Run(rk+"/"+kind+"/"+s.name, func(b *testing.B) {
+					bl := cachedBLAS(b, kind, s.tris)
+					tl, err := BuildTLAS([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: bl}}, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					hits := 0
+					for b.Loop() {
+						for i := range rays {
+							if rk == "shadow" {
+								if tl.Occluded(rays[i], 0, 0xff) {
+									hits++
+								}
+							} else if _, ok := tl.Intersect(rays[i], 0, 0xff); ok {
+								hits++
+							}
+						}
+					}
+					b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+					b.ReportMetric(float64(hits)/float64(b.N)/float64(len(rays)), "hit-ratio")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,295 @@
+package accel
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// Updates (incremental builds) follow "Acceleration structure update
+// constraints" of the D3D12 raytracing spec: the structure keeps its
+// topology and only its bounds are refitted to the new positions.
+//
+// Inactive primitives and updates. A primitive that is inactive when the
+// structure is built (a triangle with a non-finite vertex coordinate, an
+// AABB with NaN min x or a non-finite or inverted box) has no place in the
+// topology, so it stays inactive for the life of the structure: an update
+// whose data would make it active is rejected with an error that says to
+// rebuild. A primitive that was active at build may become inactive in an
+// update: it keeps its leaf slot, is never hit and is left out of every
+// bound; a later update may make it active again.
+//
+// A top-level update may redefine every instance (spec: "the definitions of
+// each of the instances can be completely redefined ... including which
+// bottom-level acceleration structure each instance points to"). When the
+// set of active instances is unchanged the tree is refitted; when an
+// instance becomes active or inactive the instance tree is rebuilt, which
+// is functionally the same as a fresh build, the only thing the spec's
+// determinism rules ask of an update.
+//
+// Update and UpdateInto are deterministic: the same sequence of updates
+// gives the same structure. Neither is safe to call while the structure is
+// being traversed.
+
+// inactiveTri is what an update stores in the slot of a triangle that became
+// inactive: NaN vertices, which the watertight test never hits.
+var inactiveTri = func() triVerts {
+	n := float32(math.NaN())
+	var t triVerts
+	for i := range t {
+		t[i].X, t[i].Y, t[i].Z = n, n, n
+	}
+	return t
+}()
+
+// inactiveBox is what an update stores in the slot of an AABB that became
+// inactive: an inverted box of finite extremes, which the slab test rejects
+// for every ray (a NaN box would not be rejected: NaN slabs are ignored).
+var inactiveBox = AABB{
+	Min: vec.V3(math.MaxFloat32, math.MaxFloat32, math.MaxFloat32),
+	Max: vec.V3(-math.MaxFloat32, -math.MaxFloat32, -math.MaxFloat32),
+}
+
+// slotTriActive reports whether a stored triangle slot is active.
+func slotTriActive(t *triVerts) bool {
+	return t[0].IsFinite() && t[1].IsFinite() && t[2].IsFinite()
+}
+
+// slotBoxActive reports whether a stored AABB slot is active.
+func slotBoxActive(b *AABB) bool {
+	return b.Min.IsFinite() && b.Max.IsFinite() && !b.IsEmpty()
+}
+
+// slotBox returns the bounds of leaf slot s, empty for an inactive slot.
+func (b *BLAS) slotBox(s uint32) AABB {
+	if b.typ == GeometryTriangles {
+		t := &b.tris[s]
+		if !slotTriActive(t) {
+			return emptyAABB()
+		}
+		return triBounds(t)
+	}
+	x := &b.boxes[s]
+	if !slotBoxActive(x) {
+		return emptyAABB()
+	}
+	return *x
+}
+
+// Update refits b in place to new geometry data (BuildRaytracingAcceleration
+// Structure with PERFORM_UPDATE and the source equal to the destination).
+// b must have been built with BuildAllowUpdate. Per "Bottom-level
+// acceleration structure updates" only the vertex positions (vertex buffer
+// contents and stride) and the geometry transform values may change, or the
+// AABB contents and stride of procedural geometry; the geometry count,
+// types, flags, formats, vertex/index/AABB counts, index buffer contents and
+// the presence of a transform must match the build, or Update returns an
+// *InputError naming the geometry and field and leaves b unchanged.
+//
+// Every top-level structure that references b is stale until it is updated
+// or rebuilt ("Data rules").
+func (b *BLAS) Update(geoms []Geometry) error {
+	dec, err := b.checkUpdate(geoms)
+	if err != nil {
+		return err
+	}
+	b.refitFrom(dec)
+	return nil
+}
+
+// UpdateInto is Update with a separate destination: it returns the updated
+// structure and leaves b untouched.
+func (b *BLAS) UpdateInto(geoms []Geometry) (*BLAS, error) {
+	dec, err := b.checkUpdate(geoms)
+	if err != nil {
+		return nil, err
+	}
+	c := b.Clone()
+	c.refitFrom(dec)
+	return c, nil
+}
+
+func errNoUpdate() error {
+	return inputErr("update", "Flags", "the acceleration structure was not built with BuildAllowUpdate")
+}
+
+// checkUpdate validates geoms against the build and decodes them.
+func (b *BLAS) checkUpdate(geoms []Geometry) ([]decodedGeometry, error) {
+	if b.flags&BuildAllowUpdate == 0 {
+		return nil, errNoUpdate()
+	}
+	if len(geoms) != len(b.geoms) {
+		return nil, inputErr("update", "NumDescs", "%d geometries, the structure was built with %d", len(geoms), len(b.geoms))
+	}
+	// Cheap descriptive fields first, so that a wrong count fails before
+	// anything is decoded.
+	for i := range geoms {
+		g, old := &geoms[i], &b.geoms[i]
+		where := "geometry " + strconv.Itoa(i)
+		if g.Type != b.typ {
+			return nil, inputErr(where, "Type", "%d, built as %d", g.Type, b.typ)
+		}
+		if g.Flags != old.flags {
+			return nil, inputErr(where, "Flags", "%#x, built with %#x (geometry flags may not change)", uint32(g.Flags), uint32(old.flags))
+		}
+		if g.Type == GeometryProceduralAABBs {
+			if g.AABBs.Count != old.prims {
+				return nil, inputErr(where, "AABBs.Count", "%d, built with %d", g.AABBs.Count, old.prims)
+			}
+			continue
+		}
+		t := &g.Triangles
+		switch {
+		case (t.Transform != nil) != old.hasTransform:
+			return nil, inputErr(where, "Transform", "may not change between nil and non-nil (use the identity matrix)")
+		case t.VertexFormat != old.vertexFormat:
+			return nil, inputErr(where, "VertexFormat", "%s, built with %s", t.VertexFormat, old.vertexFormat)
+		case t.IndexFormat != old.indexFormat:
+			return nil, inputErr(where, "IndexFormat", "%d, built with %d", t.IndexFormat, old.indexFormat)
+		case t.VertexCount != old.vertexCount:
+			return nil, inputErr(where, "VertexCount", "%d, built with %d", t.VertexCount, old.vertexCount)
+		case t.IndexCount != old.indexCount:
+			return nil, inputErr(where, "IndexCount", "%d, built with %d", t.IndexCount, old.indexCount)
+		}
+	}
+	dec, err := decodeAll(geoms)
+	if err != nil {
+		return nil, err
+	}
+	for i := range dec {
+		if dec[i].indexHash != b.geoms[i].indexHash {
+			return nil, inputErr("geometry "+strconv.Itoa(i), "IndexBuffer", "contents differ from the build (index buffer contents may not change)")
+		}
+	}
+	// A primitive inactive at build has no slot: it cannot become active.
+	base := make([]int, len(dec)+1)
+	for i := range dec {
+		base[i+1] = base[i] + dec[i].primCount()
+	}
+	hasSlot := make([]uint64, (base[len(dec)]+63)/64)
+	for s := range b.primGeom {
+		k := base[b.primGeom[s]] + int(b.primIndex[s])
+		hasSlot[k/64] |= 1 << (k % 64)
+	}
+	for g := range dec {
+		for p := 0; p < dec[g].primCount(); p++ {
+			k := base[g] + p
+			if hasSlot[k/64]&(1<<(k%64)) != 0 {
+				continue
+			}
+			if _, ok := dec[g].primBox(p); ok {
+				field := "VertexBuffer"
+				if dec[g].typ == GeometryProceduralAABBs {
+					field = "AABBs.Buffer"
+				}
+				return nil, inputErr("geometry "+strconv.Itoa(g), field, "primitive %d was inactive when the structure was built and cannot become active in an update (rebuild instead)", p)
+			}
+		}
+	}
+	return dec, nil
+}
+
+// refitFrom stores the new primitives in their slots and refits the tree.
+func (b *BLAS) refitFrom(dec []decodedGeometry) {
+	for s := range b.primGeom {
+		g, p := b.primGeom[s], b.primIndex[s]
+		if b.typ == GeometryTriangles {
+			if _, ok := dec[g].primBox(int(p)); ok {
+				b.tris[s] = dec[g].tris[p]
+			} else {
+				b.tris[s] = inactiveTri
+			}
+		} else {
+			if _, ok := dec[g].primBox(int(p)); ok {
+				b.boxes[s] = dec[g].boxes[p]
+			} else {
+				b.boxes[s] = inactiveBox
+			}
+		}
+	}
+	if len(b.primGeom) > 0 {
+		refit(b.nodes, b.slotBox)
+	}
+}
+
+// Update refits or rebuilds t in place for new instance descriptions
+// ("Top-level acceleration structure updates"). t must have been built with
+// BuildAllowUpdate and the number of instances may not change; everything
+// else about an instance may. Invalid instances give the same errors as
+// BuildTLAS, and leave t unchanged.
+//
+// Updating a TLAS is also how it catches up with updated or rebuilt
+// bottom-level structures: their bounds are read again.
+func (t *TLAS) Update(instances []Instance) error {
+	prep, err := t.checkUpdate(instances)
+	if err != nil {
+		return err
+	}
+	t.apply(prep)
+	return nil
+}
+
+// UpdateInto is Update with a separate destination: it returns the updated
+// structure and leaves t untouched.
+func (t *TLAS) UpdateInto(instances []Instance) (*TLAS, error) {
+	prep, err := t.checkUpdate(instances)
+	if err != nil {
+		return nil, err
+	}
+	c := t.Clone()
+	c.apply(prep)
+	return c, nil
+}
+
+func (t *TLAS) checkUpdate(instances []Instance) ([]instance, error) {
+	if t.flags&BuildAllowUpdate == 0 {
+		return nil, errNoUpdate()
+	}
+	if len(instances) != len(t.instances) {
+		return nil, inputErr("update", "NumDescs", "%d instances, the structure was built with %d (the instance count may not change)", len(instances), len(t.instances))
+	}
+	prep := make([]instance, len(instances))
+	for i := range instances {
+		in, err := prepareInstance(i, &instances[i])
+		if err != nil {
+			return nil, err
+		}
+		prep[i] = in
+	}
+	return prep, nil
+}
+
+func (t *TLAS) apply(prep []instance) {
+	copy(t.instances, prep)
+	active := 0
+	same := true
+	for i := range t.instances {
+		if t.instances[i].active() {
+			active++
+		}
+	}
+	if active != len(t.order) {
+		same = false
+	} else {
+		for _, i := range t.order {
+			if !t.instances[i].active() {
+				same = false
+				break
+			}
+		}
+	}
+	if !same {
+		t.build()
+		return
+	}
+	if len(t.order) > 0 {
+		refit(t.nodes, t.slotBox)
+	}
+}
+
+// slotBox returns the world bounds of the instance in leaf slot s.
+func (t *TLAS) slotBox(s uint32) AABB {
+	in := &t.instances[t.order[s]]
+	return in.blas.Bounds().Transform(in.objectToWorld)
+}
