@@ -22,14 +22,14 @@ type Environment struct {
 	SunAngularRadius float32
 }
 
-// DefaultEnvironment is a clear sky with a warm sun from the front right.
+// DefaultEnvironment is a clear sky with a warm sun from the left.
 func DefaultEnvironment() Environment {
 	return Environment{
-		Zenith:           [3]float32{0.18, 0.32, 0.65},
-		Horizon:          [3]float32{0.75, 0.8, 0.9},
-		Ground:           [3]float32{0.22, 0.2, 0.18},
-		SunDirection:     vec.V3(0.45, 0.65, 0.55),
-		SunIrradiance:    [3]float32{2.6, 2.4, 2.1},
+		Zenith:           [3]float32{0.1, 0.22, 0.55},
+		Horizon:          [3]float32{0.5, 0.58, 0.72},
+		Ground:           [3]float32{0.16, 0.15, 0.14},
+		SunDirection:     vec.V3(-0.75, 0.55, -0.25),
+		SunIrradiance:    [3]float32{3.2, 2.9, 2.5},
 		SunAngularRadius: 0.03,
 	}
 }

@@ -48,7 +48,7 @@ type Options struct {
 
 // DefaultOptions are the options `raypipe render` starts from.
 func DefaultOptions() Options {
-	return Options{Width: 640, Height: 360, SamplesPerPixel: 16, MaxBounces: 6, Seed: 1}
+	return Options{Width: 640, Height: 360, SamplesPerPixel: 16, MaxBounces: 6, Seed: 1, Clamp: 10}
 }
 
 func (o *Options) normalize() error {
