@@ -13,13 +13,13 @@ import (
 	"github.com/raypipe/raypipe/scene"
 )
 
-// Options control a render. The zero value of a field means its default.
+// Options control a render. A zero Width, Height or SamplesPerPixel means
+// 640, 360 or 16; start from DefaultOptions for the other defaults.
 type Options struct {
-	Width, Height   int // default 640 x 360
-	SamplesPerPixel int // default 16
-	// MaxBounces is the number of indirect bounces; 0 shades only the
-	// first hit (with direct light). Negative means 0; the default when
-	// left at 0 is taken only through DefaultOptions.
+	Width, Height   int
+	SamplesPerPixel int
+	// MaxBounces is the number of indirect bounces: 0 shades only the
+	// first hit, with direct light (DefaultOptions: 6).
 	MaxBounces int
 	Seed       uint64
 	// Reorder selects Shader Execution Reordering for the dispatch.
