@@ -28,14 +28,23 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	window := fs.Int("window", 0, "in-flight invocations per worker with -reorder on (0: library default)")
 	threads := fs.Int("threads", 0, "worker goroutines (0: all CPUs)")
 	clamp := fs.Float64("clamp", float64(def.Clamp), "firefly clamp on indirect radiance (0: off)")
-	coherence := fs.Bool("coherence", true, "collect simulated SIMT coherence statistics (costs memory)")
+	coherence := fs.String("coherence", "auto", "simulated SIMT coherence statistics: on, off or auto (on up to 4M samples; they record every Invoke, ~12 bytes each)")
 	quiet := fs.Bool("q", false, "quiet: no progress bar and no summary")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	opt := def
 	opt.Width, opt.Height, opt.SamplesPerPixel, opt.MaxBounces, opt.Seed = *w, *h, *spp, *bounces, *seed
-	opt.Window, opt.Workers, opt.Clamp, opt.CoherenceStats = *window, *threads, float32(*clamp), *coherence && !*quiet
+	opt.Window, opt.Workers, opt.Clamp = *window, *threads, float32(*clamp)
+	switch *coherence {
+	case "on":
+		opt.CoherenceStats = true
+	case "off":
+	case "auto":
+		opt.CoherenceStats = !*quiet && int64(*w)*int64(*h)*int64(*spp) <= 4<<20
+	default:
+		return fmt.Errorf("-coherence %q: want on, off or auto", *coherence)
+	}
 	switch *reorder {
 	case "on":
 		opt.Reorder = raypipe.ReorderOn
