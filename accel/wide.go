@@ -124,17 +124,10 @@ func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	if r.finite {
-		// No slab distance can be NaN: the builtins give the same
-		// answers as the comparisons below, without branches.
-		for i := 0; i < 4; i++ {
-			nr := max(tMin, (lx[i]-ox)*ix, (ly[i]-oy)*iy, (lz[i]-oz)*iz)
-			fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
-			near[i] = nr
-			if nr <= fr*robustScale {
-				mask |= 1 << i
-			}
+		if useSIMD {
+			return r.hit4SIMD(n, tMin, tMax, near)
 		}
-		return mask
+		return r.hit4Finite(n, tMin, tMax, near)
 	}
 	for i := 0; i < 4; i++ {
 		nr, fr := tMin, tMax
@@ -156,6 +149,26 @@ func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint
 		if t := (hz[i] - oz) * iz; t < fr {
 			fr = t
 		}
+		near[i] = nr
+		if nr <= fr*robustScale {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// hit4Finite is hit4 for rays whose slab distances cannot be NaN: the
+// min/max builtins give the same answers as the comparisons, without
+// branches.
+func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
+	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
+	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
+	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	for i := 0; i < 4; i++ {
+		nr := max(tMin, (lx[i]-ox)*ix, (ly[i]-oy)*iy, (lz[i]-oz)*iz)
+		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
 		near[i] = nr
 		if nr <= fr*robustScale {
 			mask |= 1 << i
