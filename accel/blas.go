@@ -17,7 +17,8 @@ type BLAS struct {
 	flags BuildFlags
 	typ   GeometryType
 	geoms []geomInfo
-	nodes []node
+	nodes []node  // binary BVH: the canonical build output (refit, serialization)
+	wide  []node4 // 4-wide BVH derived from nodes by widen: what traversal walks
 	// Per leaf slot, in traversal order:
 	tris      []triVerts // triangle BLAS: object-space vertices, original vertex order
 	boxes     []AABB     // procedural BLAS
@@ -119,6 +120,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	}
 	nodes, order := buildBVH(refs, paramsFor(b.flags))
 	b.nodes = nodes
+	b.wide = widen(nodes)
 	b.primGeom = make([]uint32, len(order))
 	b.primIndex = make([]uint32, len(order))
 	if b.typ == GeometryTriangles {

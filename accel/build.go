@@ -1,6 +1,12 @@
 package accel
 
-import "sync"
+import (
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
+)
 
 // node is one node of a binary BVH. Inner nodes have count == 0 and their
 // two children at first and first+1; leaves reference count primitive slots
@@ -63,7 +69,8 @@ func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 	}
 	b := builder{p: p, refs: refs, nodes: make([]node, 2*n)}
 	var wg sync.WaitGroup
-	b.build(0, 0, n, 1, 0, &wg)
+	bb, cb := rangeBounds(refs)
+	b.build(0, 0, n, 1, 0, bb, cb, new(binScratch), &wg)
 	wg.Wait()
 	// Compact the reserved ranges into a dense depth-first array.
 	order = make([]uint32, n)
@@ -101,135 +108,234 @@ type builder struct {
 	nodes []node
 }
 
-type bin struct {
-	box   AABB
-	count int
+// binBox is a box as six scalars, the form the binning loop updates.
+type binBox struct{ minX, minY, minZ, maxX, maxY, maxZ float32 }
+
+var posInf = float32(math.Inf(1))
+
+func emptyBinBox() binBox {
+	inf := posInf
+	return binBox{inf, inf, inf, -inf, -inf, -inf}
 }
 
-// build fills node r for refs[lo:hi]; its descendants may use the node
-// slots from free on (2*(hi-lo)-2 of them are reserved for it).
-func (b *builder) build(r uint32, lo, hi int, free uint32, depth int, wg *sync.WaitGroup) {
-	refs := b.refs[lo:hi]
-	bounds, cbounds := emptyAABB(), emptyAABB()
-	for i := range refs {
-		bounds = bounds.Union(refs[i].box)
-		cbounds = cbounds.Extend(refs[i].box.centroid())
+// binScratch is one goroutine's binning storage.
+type binScratch struct {
+	boxes  [3][maxBins]binBox
+	counts [3][maxBins]int32
+}
+
+func (b *binBox) add(a *AABB) {
+	b.minX, b.minY, b.minZ = min(b.minX, a.Min.X), min(b.minY, a.Min.Y), min(b.minZ, a.Min.Z)
+	b.maxX, b.maxY, b.maxZ = max(b.maxX, a.Max.X), max(b.maxY, a.Max.Y), max(b.maxZ, a.Max.Z)
+}
+
+func (b *binBox) union(a *binBox) {
+	b.minX, b.minY, b.minZ = min(b.minX, a.minX), min(b.minY, a.minY), min(b.minZ, a.minZ)
+	b.maxX, b.maxY, b.maxZ = max(b.maxX, a.maxX), max(b.maxY, a.maxY), max(b.maxZ, a.maxZ)
+}
+
+func (b *binBox) halfArea() float32 {
+	if !(b.minX <= b.maxX) {
+		return 0
 	}
+	dx, dy, dz := b.maxX-b.minX, b.maxY-b.minY, b.maxZ-b.minZ
+	return dx*dy + dy*dz + dz*dx
+}
+
+func (b *binBox) aabb() AABB {
+	return AABB{vec.V3(b.minX, b.minY, b.minZ), vec.V3(b.maxX, b.maxY, b.maxZ)}
+}
+
+// centroids accumulates the bounds of doubled centroids (min+max).
+type centroids struct{ minX, minY, minZ, maxX, maxY, maxZ float32 }
+
+func (c *centroids) add(a *AABB) {
+	x, y, z := a.Min.X+a.Max.X, a.Min.Y+a.Max.Y, a.Min.Z+a.Max.Z
+	c.minX, c.minY, c.minZ = min(c.minX, x), min(c.minY, y), min(c.minZ, z)
+	c.maxX, c.maxY, c.maxZ = max(c.maxX, x), max(c.maxY, y), max(c.maxZ, z)
+}
+
+// binning maps doubled centroids to bins on each axis: bin(c) =
+// int((c - lo) * k), clamped; k is 0 on an axis whose centroids coincide.
+type binning struct {
+	lo, k [3]float32
+	nb    int
+}
+
+func (bn *binning) index(c float32, a int) int {
+	j := int((c - bn.lo[a]) * bn.k[a])
+	if j >= bn.nb {
+		j = bn.nb - 1
+	}
+	if j < 0 {
+		j = 0
+	}
+	return j & (maxBins - 1)
+}
+
+// build fills node r for refs[lo:hi], whose bounds and doubled-centroid
+// bounds are given; its descendants may use the node slots from free on
+// (2*(hi-lo)-2 of them are reserved for it).
+func (b *builder) build(r uint32, lo, hi int, free uint32, depth int, bounds binBox, cb centroids, sc *binScratch, wg *sync.WaitGroup) {
+	refs := b.refs[lo:hi]
 	n := len(refs)
-	leaf := func() { b.nodes[r] = node{bounds: bounds, first: uint32(lo), count: uint32(n)} }
+	leaf := func() { b.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)} }
 	if n == 1 {
 		leaf()
 		return
 	}
 	mid := -1
+	var lb, rb binBox
+	var lc, rc centroids
 	if depth < medianDepth {
-		axis, split, cost := b.findSplit(refs, bounds, cbounds)
+		bn, axis, split, cost := b.findSplit(refs, &bounds, &cb, sc)
 		if axis < 0 || (n <= b.p.maxLeaf && cost >= float32(n)) {
 			if n <= b.p.maxLeaf {
 				leaf()
 				return
 			}
 		} else {
-			mid = b.partition(refs, cbounds, axis, split)
+			mid, lb, rb, lc, rc = partition(refs, &bn, axis, split)
 		}
 	}
 	if mid <= 0 || mid >= n {
 		mid = n / 2 // no usable SAH split (or too deep): halve the range
+		lb, lc = rangeBounds(refs[:mid])
+		rb, rc = rangeBounds(refs[mid:])
 	}
 	c := free
-	b.nodes[r] = node{bounds: bounds, first: c}
+	b.nodes[r] = node{bounds: bounds.aabb(), first: c}
 	leftFree := free + 2
 	rightFree := leftFree + uint32(2*mid-2)
 	if n >= parallelGrain {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.build(c, lo, lo+mid, leftFree, depth+1, wg)
+			b.build(c, lo, lo+mid, leftFree, depth+1, lb, lc, new(binScratch), wg)
 		}()
 	} else {
-		b.build(c, lo, lo+mid, leftFree, depth+1, wg)
+		b.build(c, lo, lo+mid, leftFree, depth+1, lb, lc, sc, wg)
 	}
-	b.build(c+1, lo+mid, hi, rightFree, depth+1, wg)
+	b.build(c+1, lo+mid, hi, rightFree, depth+1, rb, rc, sc, wg)
 }
 
-// findSplit evaluates binned SAH on every axis. It returns axis -1 when the
-// centroids coincide. cost is relative to one primitive intersection.
-func (b *builder) findSplit(refs []primRef, bounds, cb AABB) (axis, split int, cost float32) {
-	nb := b.p.bins
-	axis, cost = -1, float32(0)
+// rangeBounds returns the bounds and doubled-centroid bounds of refs.
+func rangeBounds(refs []primRef) (binBox, centroids) {
+	bb := emptyBinBox()
+	cb := centroids(bb)
+	for i := range refs {
+		bb.add(&refs[i].box)
+		cb.add(&refs[i].box)
+	}
+	return bb, cb
+}
+
+// findSplit evaluates binned SAH on every axis in one pass over refs. It
+// returns axis -1 when the centroids coincide. cost is relative to one
+// primitive intersection. Small ranges use fewer bins (twice as many as
+// primitives, at least 8): more would rarely separate them better.
+func (b *builder) findSplit(refs []primRef, bounds *binBox, cb *centroids, sc *binScratch) (bn binning, axis, split int, cost float32) {
+	nb := min(b.p.bins, max(8, 2*len(refs)))
+	bn.nb = nb
+	clo := [3]float32{cb.minX, cb.minY, cb.minZ}
+	chi := [3]float32{cb.maxX, cb.maxY, cb.maxZ}
+	usable := false
 	for a := 0; a < 3; a++ {
-		lo, hi := cb.Min.At(a), cb.Max.At(a)
-		if !(hi > lo) {
+		bn.lo[a] = clo[a]
+		if chi[a] > clo[a] {
+			bn.k[a] = float32(nb) / (chi[a] - clo[a])
+			usable = true
+		}
+	}
+	axis = -1
+	if !usable {
+		return
+	}
+	boxes, counts := &sc.boxes, &sc.counts
+	e := emptyBinBox()
+	for a := range boxes {
+		for i := range boxes[a][:nb] {
+			boxes[a][i] = e
+			counts[a][i] = 0
+		}
+	}
+	for i := range refs {
+		bx := &refs[i].box
+		jx := bn.index(bx.Min.X+bx.Max.X, 0)
+		jy := bn.index(bx.Min.Y+bx.Max.Y, 1)
+		jz := bn.index(bx.Min.Z+bx.Max.Z, 2)
+		boxes[0][jx].add(bx)
+		counts[0][jx]++
+		boxes[1][jy].add(bx)
+		counts[1][jy]++
+		boxes[2][jz].add(bx)
+		counts[2][jz]++
+	}
+	for a := 0; a < 3; a++ {
+		if bn.k[a] == 0 {
 			continue
 		}
-		var bins [maxBins]bin
-		for i := range bins[:nb] {
-			bins[i].box = emptyAABB()
-		}
-		k := float32(nb) / (hi - lo)
-		for i := range refs {
-			j := binIndex(refs[i].box.centroid().At(a), lo, k, nb)
-			bins[j].box = bins[j].box.Union(refs[i].box)
-			bins[j].count++
-		}
 		var rightArea [maxBins]float32
-		var rightCount [maxBins]int
-		acc, cnt := emptyAABB(), 0
+		var rightCount [maxBins]int32
+		acc, cnt := emptyBinBox(), int32(0)
 		for i := nb - 1; i > 0; i-- {
-			acc = acc.Union(bins[i].box)
-			cnt += bins[i].count
-			rightArea[i], rightCount[i] = acc.HalfArea(), cnt
+			acc.union(&boxes[a][i])
+			cnt += counts[a][i]
+			rightArea[i], rightCount[i] = acc.halfArea(), cnt
 		}
-		acc, cnt = emptyAABB(), 0
+		acc, cnt = emptyBinBox(), 0
 		for i := 1; i < nb; i++ {
-			acc = acc.Union(bins[i-1].box)
-			cnt += bins[i-1].count
+			acc.union(&boxes[a][i-1])
+			cnt += counts[a][i-1]
 			if cnt == 0 || rightCount[i] == 0 {
 				continue
 			}
-			c := acc.HalfArea()*float32(cnt) + rightArea[i]*float32(rightCount[i])
+			c := acc.halfArea()*float32(cnt) + rightArea[i]*float32(rightCount[i])
 			if axis < 0 || c < cost {
 				axis, split, cost = a, i, c
 			}
 		}
 	}
 	if axis >= 0 {
-		area := bounds.HalfArea()
+		area := bounds.halfArea()
 		if area > 0 {
 			cost = b.p.traversalCost + cost/area
 		} else {
 			cost = b.p.traversalCost + float32(len(refs))
 		}
 	}
-	return axis, split, cost
-}
-
-func binIndex(c, lo, k float32, nb int) int {
-	j := int((c - lo) * k)
-	if j >= nb {
-		j = nb - 1
-	}
-	if j < 0 {
-		j = 0
-	}
-	return j
+	return bn, axis, split, cost
 }
 
 // partition moves the refs whose centroid bin is below split to the front
-// and returns their count.
-func (b *builder) partition(refs []primRef, cb AABB, axis, split int) int {
-	lo, hi := cb.Min.At(axis), cb.Max.At(axis)
-	k := float32(b.p.bins) / (hi - lo)
+// and returns their count with the bounds of both sides.
+func partition(refs []primRef, bn *binning, axis, split int) (mid int, lb, rb binBox, lc, rc centroids) {
+	lb, rb = emptyBinBox(), emptyBinBox()
+	lc, rc = centroids(lb), centroids(rb)
+	var off uintptr
+	switch axis {
+	case 1:
+		off = 4
+	case 2:
+		off = 8
+	}
 	i, j := 0, len(refs)-1
 	for i <= j {
-		if binIndex(refs[i].box.centroid().At(axis), lo, k, b.p.bins) < split {
+		bx := &refs[i].box
+		lo := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.Min), off))
+		hi := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.Max), off))
+		if bn.index(lo+hi, axis) < split {
+			lb.add(bx)
+			lc.add(bx)
 			i++
 		} else {
+			rb.add(bx)
+			rc.add(bx)
 			refs[i], refs[j] = refs[j], refs[i]
 			j--
 		}
 	}
-	return i
+	return i, lb, rb, lc, rc
 }
 
 // refit recomputes every node's bounds bottom-up from leafBox, which

@@ -8,6 +8,9 @@ package accel
 // Intersect returns the closest hit of r in t (r.TMin < t < r.TMax) over
 // the instances whose mask shares a bit with mask.
 func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
+	if flags&fastUnsupported == 0 && t != nil {
+		return t.traceFast(r, flags|RayFlagSkipProceduralPrimitives, uint8(mask))
+	}
 	var tr Traversal
 	tr.Begin(t, r, flags|RayFlagSkipProceduralPrimitives&^skipConflicts(flags), mask)
 	return tr.closest()
@@ -16,6 +19,10 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
 // Occluded reports whether r hits anything in (r.TMin, r.TMax); it stops at
 // the first hit it finds.
 func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
+	if flags&fastUnsupported == 0 && t != nil {
+		_, ok := t.traceFast(r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives, uint8(mask))
+		return ok
+	}
 	var tr Traversal
 	tr.Begin(t, r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives&^skipConflicts(flags), mask)
 	_, ok := tr.closest()
@@ -24,6 +31,9 @@ func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 
 // Intersect returns the closest hit of r against the BLAS alone.
 func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
+	if flags&fastUnsupported == 0 && b != nil && b.typ == GeometryTriangles {
+		return b.traceFast(r, flags|RayFlagSkipProceduralPrimitives)
+	}
 	var tr Traversal
 	tr.BeginBLAS(b, r, flags|RayFlagSkipProceduralPrimitives&^skipConflicts(flags))
 	return tr.closest()
@@ -31,6 +41,10 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
 
 // Occluded reports whether r hits the BLAS in (r.TMin, r.TMax).
 func (b *BLAS) Occluded(r Ray, flags RayFlags) bool {
+	if flags&fastUnsupported == 0 && b != nil && b.typ == GeometryTriangles {
+		_, ok := b.traceFast(r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives)
+		return ok
+	}
 	var tr Traversal
 	tr.BeginBLAS(b, r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives&^skipConflicts(flags))
 	_, ok := tr.closest()

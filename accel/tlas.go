@@ -41,7 +41,8 @@ type instance struct {
 type TLAS struct {
 	flags     BuildFlags
 	instances []instance
-	nodes     []node
+	nodes     []node   // binary BVH (canonical)
+	wide      []node4  // derived by widen; traversal walks it
 	order     []uint32 // leaf slot -> instance index
 }
 
@@ -112,6 +113,7 @@ func (t *TLAS) build() {
 	p := paramsFor(t.flags)
 	p.maxLeaf = 1 // traversal enters one instance per leaf
 	t.nodes, t.order = buildBVH(refs, p)
+	t.wide = widen(t.nodes)
 }
 
 // Bounds returns the world-space box around every active instance.

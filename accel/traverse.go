@@ -115,9 +115,8 @@ func (h *Hit) TrianglePositions() ([3]vec.Vec3, error) {
 	return b.tris[h.slot], nil
 }
 
-// stackSize bounds the traversal stack: one entry per level of each of the
-// two trees at most.
-const stackSize = 2*maxTreeDepth + 4
+// stackSize bounds the traversal stack: the stacks of the two trees.
+const stackSize = 2*stackSize4 + 4
 
 type stackEntry struct {
 	node uint32
@@ -131,12 +130,31 @@ type rayBox struct {
 	negX bool
 	negY bool
 	negZ bool
+	// finite: the origin and every inverse direction component are finite
+	// and the latter nonzero, so no slab distance can be NaN.
+	finite bool
+	// Rows of node4.b holding the near plane of each axis (the far plane
+	// is the other row of the pair).
+	nearX, nearY, nearZ int
 }
 
 func (r *rayBox) setup(o, d vec.Vec3) {
 	r.org = o
 	r.inv = vec.V3(1/d.X, 1/d.Y, 1/d.Z)
 	r.negX, r.negY, r.negZ = r.inv.X < 0, r.inv.Y < 0, r.inv.Z < 0
+	r.nearX, r.nearY, r.nearZ = 0, 2, 4
+	if r.negX {
+		r.nearX = 1
+	}
+	if r.negY {
+		r.nearY = 3
+	}
+	if r.negZ {
+		r.nearZ = 5
+	}
+	fin := func(x float32) bool { return abs32(x) <= math.MaxFloat32 }
+	r.finite = fin(o.X) && fin(o.Y) && fin(o.Z) && fin(r.inv.X) && fin(r.inv.Y) && fin(r.inv.Z) &&
+		r.inv.X != 0 && r.inv.Y != 0 && r.inv.Z != 0
 }
 
 // robustScale widens the far distance of every slab test by 1+2*gamma(3),
@@ -224,7 +242,7 @@ type Traversal struct {
 func (tr *Traversal) Begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 	tr.reset(r, flags, uint8(mask))
 	tr.tlas = tlas
-	if tlas == nil || r.TMin > r.TMax || tlas.nodes[0].bounds.IsEmpty() || !tr.rayUsable() {
+	if tlas == nil || r.TMin > r.TMax || tlas.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		tr.done = true
 		return
 	}
@@ -237,7 +255,7 @@ func (tr *Traversal) Begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 func (tr *Traversal) BeginBLAS(b *BLAS, r Ray, flags RayFlags) {
 	tr.reset(r, flags, 0xff)
 	tr.tlas = nil
-	if b == nil || r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !tr.rayUsable() {
+	if b == nil || r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		tr.done = true
 		return
 	}
@@ -258,8 +276,7 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 
 // rayUsable rejects rays the spec leaves undefined: NaN components or a
 // zero direction. They simply miss.
-func (tr *Traversal) rayUsable() bool {
-	r := &tr.ray
+func rayUsable(r *Ray) bool {
 	if r.Origin.HasNaN() || r.Direction.HasNaN() || r.TMin != r.TMin || r.TMax != r.TMax {
 		return false
 	}
@@ -312,7 +329,8 @@ func (tr *Traversal) Next() bool {
 }
 
 // descend walks the trees until it reaches a BLAS leaf (and sets the leaf
-// range) or runs out of nodes.
+// range) or runs out of nodes. Stack entries are wide-node references
+// (node4 indices or leaf references, see wide.go).
 func (tr *Traversal) descend() bool {
 	for {
 		if tr.blasBase >= 0 && tr.sp == tr.blasBase {
@@ -328,18 +346,23 @@ func (tr *Traversal) descend() bool {
 			continue
 		}
 		if tr.blasBase >= 0 {
-			if tr.descendIn(tr.blas.nodes, &tr.object, e.node) {
+			if isLeafRef(e.node) {
+				tr.leafPos, tr.leafEnd = leafRange(e.node)
 				return true
 			}
+			tr.sp = tr.object.pushChildren(&tr.blas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
 			continue
 		}
-		if leaf, ok := tr.descendTop(e.node); ok {
-			in := &tr.tlas.instances[tr.tlas.order[leaf]]
-			if in.mask&tr.mask == 0 || !tr.instanceMatchesSkips(in) {
-				continue
-			}
-			tr.enter(in, tr.tlas.order[leaf])
+		if !isLeafRef(e.node) {
+			tr.sp = tr.world.pushChildren(&tr.tlas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
+			continue
 		}
+		leaf, _ := leafRange(e.node)
+		in := &tr.tlas.instances[tr.tlas.order[leaf]]
+		if in.mask&tr.mask == 0 || !tr.instanceMatchesSkips(in) {
+			continue
+		}
+		tr.enter(in, tr.tlas.order[leaf])
 	}
 }
 
@@ -350,73 +373,22 @@ func (tr *Traversal) instanceMatchesSkips(in *instance) bool {
 	return tr.flags&RayFlagSkipProceduralPrimitives == 0
 }
 
-// descendIn walks BLAS nodes from n, pushing far children, until it
-// reaches a leaf (true) or a dead end (false).
-func (tr *Traversal) descendIn(nodes []node, rb *rayBox, n uint32) bool {
-	for {
-		nd := &nodes[n]
-		if nd.isLeaf() {
-			tr.leafPos, tr.leafEnd = nd.first, nd.first+nd.count
-			return true
-		}
-		next, ok := tr.children(nodes, rb, nd.first)
-		if !ok {
-			return false
-		}
-		n = next
-	}
-}
-
-// descendTop walks TLAS nodes from n and returns the leaf slot it reaches.
-func (tr *Traversal) descendTop(n uint32) (uint32, bool) {
-	nodes := tr.tlas.nodes
-	for {
-		nd := &nodes[n]
-		if nd.isLeaf() {
-			return nd.first, true
-		}
-		next, ok := tr.children(nodes, &tr.world, nd.first)
-		if !ok {
-			return 0, false
-		}
-		n = next
-	}
-}
-
-// children tests the pair at first and first+1, pushes the farther hit
-// child and returns the nearer one.
-func (tr *Traversal) children(nodes []node, rb *rayBox, first uint32) (uint32, bool) {
-	tMin := tr.ray.TMin
-	nl, okl := rb.hit(&nodes[first].bounds, tMin, tr.tMax)
-	nr, okr := rb.hit(&nodes[first+1].bounds, tMin, tr.tMax)
-	switch {
-	case okl && okr:
-		if nr < nl {
-			tr.push(first, nl)
-			return first + 1, true
-		}
-		tr.push(first+1, nr)
-		return first, true
-	case okl:
-		return first, true
-	case okr:
-		return first + 1, true
-	}
-	return 0, false
-}
-
 // opaque applies the opacity rules: geometry flag, then instance
 // FORCE_(NON_)OPAQUE, then ray FORCE_(NON_)OPAQUE.
 func (tr *Traversal) opaque(g GeometryFlags) bool {
+	return opaqueFor(g, tr.inst.flags, tr.flags)
+}
+
+func opaqueFor(g GeometryFlags, f InstanceFlags, flags RayFlags) bool {
 	op := g&GeometryOpaque != 0
-	if f := tr.inst.flags; f&InstanceForceOpaque != 0 {
+	if f&InstanceForceOpaque != 0 {
 		op = true
 	} else if f&InstanceForceNonOpaque != 0 {
 		op = false
 	}
-	if tr.flags&RayFlagForceOpaque != 0 {
+	if flags&RayFlagForceOpaque != 0 {
 		op = true
-	} else if tr.flags&RayFlagForceNonOpaque != 0 {
+	} else if flags&RayFlagForceNonOpaque != 0 {
 		op = false
 	}
 	return op

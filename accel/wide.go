@@ -1,0 +1,231 @@
+package accel
+
+import "math"
+
+// node4 is one node of the 4-wide BVH that traversal walks. It is derived
+// from the binary tree (the canonical build output, which refit and
+// serialization work on) by widen, so any binary tree yields the same wide
+// tree. Bounds are stored as structure-of-arrays rows, row 2*axis holding
+// the children's minima and row 2*axis+1 their maxima, so that a ray picks
+// its near and far planes per axis once and tests four children in one
+// loop. Unused child slots hold an empty box (+Inf..-Inf), which no ray
+// hits, and ref emptyRef.
+type node4 struct {
+	b   [6][4]float32
+	ref [4]uint32 // child reference: a node4 index, or a leaf (leafRef)
+	_   [4]uint32 // pad to 128 bytes: two cache lines
+}
+
+const (
+	// leafBit marks a leaf reference: leafBit | first<<leafCountBits | count-1.
+	leafBit       = 1 << 31
+	leafCountBits = 3
+	maxLeafCount  = 1 << leafCountBits
+	emptyRef      = math.MaxUint32
+)
+
+func leafRef(first, count uint32) uint32 {
+	return leafBit | first<<leafCountBits | (count - 1)
+}
+
+func isLeafRef(ref uint32) bool { return ref&leafBit != 0 }
+
+func leafRange(ref uint32) (first, end uint32) {
+	first = (ref &^ leafBit) >> leafCountBits
+	return first, first + ref&(maxLeafCount-1) + 1
+}
+
+// widen collapses a binary BVH into a 4-wide one: each wide node takes the
+// two children of a binary node and, while it has fewer than four, opens
+// the inner child with the largest surface area. Wide nodes are numbered
+// in depth-first order from the root at 0; children keep their binary
+// left-to-right order, which fixes the traversal order of equal distances.
+// Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
+// most 8); the primitive slots are those of the binary tree.
+func widen(nodes []node) []node4 {
+	out := make([]node4, 0, len(nodes)/3+1)
+	root := &nodes[0]
+	if root.isLeaf() || root.bounds.IsEmpty() {
+		var w node4
+		w.clear()
+		if root.isLeaf() {
+			w.set(0, &root.bounds, leafRef(root.first, root.count))
+		}
+		return append(out, w)
+	}
+	var rec func(n uint32) uint32
+	rec = func(bin uint32) uint32 {
+		var kids [4]uint32
+		nk := 2
+		kids[0], kids[1] = nodes[bin].first, nodes[bin].first+1
+		for nk < 4 {
+			best, bestArea := -1, float32(-1)
+			for i := 0; i < nk; i++ {
+				c := &nodes[kids[i]]
+				if !c.isLeaf() {
+					if a := c.bounds.HalfArea(); a > bestArea {
+						best, bestArea = i, a
+					}
+				}
+			}
+			if best < 0 {
+				break
+			}
+			c := nodes[kids[best]].first
+			copy(kids[best+2:nk+1], kids[best+1:nk])
+			kids[best], kids[best+1] = c, c+1
+			nk++
+		}
+		idx := uint32(len(out))
+		out = append(out, node4{})
+		out[idx].clear()
+		for i := 0; i < nk; i++ {
+			c := &nodes[kids[i]]
+			var ref uint32
+			if c.isLeaf() {
+				if c.count > maxLeafCount {
+					panic("accel: leaf larger than the wide layout allows")
+				}
+				ref = leafRef(c.first, c.count)
+			} else {
+				ref = rec(kids[i])
+			}
+			out[idx].set(i, &c.bounds, ref)
+		}
+		return idx
+	}
+	rec(0)
+	return out
+}
+
+func (w *node4) clear() {
+	inf := float32(math.Inf(1))
+	for i := 0; i < 4; i++ {
+		w.b[0][i], w.b[2][i], w.b[4][i] = inf, inf, inf
+		w.b[1][i], w.b[3][i], w.b[5][i] = -inf, -inf, -inf
+		w.ref[i] = emptyRef
+	}
+}
+
+func (w *node4) set(i int, b *AABB, ref uint32) {
+	w.b[0][i], w.b[1][i] = b.Min.X, b.Max.X
+	w.b[2][i], w.b[3][i] = b.Min.Y, b.Max.Y
+	w.b[4][i], w.b[5][i] = b.Min.Z, b.Max.Z
+	w.ref[i] = ref
+}
+
+// hit4 tests the four children of n against the ray over [tMin, tMax] with
+// the same robust slab test as rayBox.hit, and returns a bit mask of the
+// children hit and their entry distances.
+func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
+	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
+	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
+	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	if r.finite {
+		if useSIMD {
+			return r.hit4SIMD(n, tMin, tMax, near)
+		}
+		return r.hit4Finite(n, tMin, tMax, near)
+	}
+	for i := 0; i < 4; i++ {
+		nr, fr := tMin, tMax
+		if t := (lx[i] - ox) * ix; t > nr {
+			nr = t
+		}
+		if t := (ly[i] - oy) * iy; t > nr {
+			nr = t
+		}
+		if t := (lz[i] - oz) * iz; t > nr {
+			nr = t
+		}
+		if t := (hx[i] - ox) * ix; t < fr {
+			fr = t
+		}
+		if t := (hy[i] - oy) * iy; t < fr {
+			fr = t
+		}
+		if t := (hz[i] - oz) * iz; t < fr {
+			fr = t
+		}
+		near[i] = nr
+		if nr <= fr*robustScale {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// hit4Finite is hit4 for rays whose slab distances cannot be NaN: the
+// min/max builtins give the same answers as the comparisons, without
+// branches.
+func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
+	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
+	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
+	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	for i := 0; i < 4; i++ {
+		nr := max(tMin, (lx[i]-ox)*ix, (ly[i]-oy)*iy, (lz[i]-oz)*iz)
+		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
+		near[i] = nr
+		if nr <= fr*robustScale {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// stackSize4 bounds a wide traversal stack: a wide tree is no deeper than
+// its binary tree, and each node leaves at most three entries behind.
+const stackSize4 = 3*maxTreeDepth + 2
+
+// pushChildren tests the children of n and pushes the hit ones onto
+// stack[sp:], farthest first, so that the nearest (and among equal
+// distances the leftmost) is on top. It returns the new stack height.
+func (r *rayBox) pushChildren(n *node4, tMin, tMax float32, stack []stackEntry, sp int) int {
+	var near [4]float32
+	mask := r.hit4(n, tMin, tMax, &near)
+	if mask == 0 {
+		return sp
+	}
+	if mask&(mask-1) == 0 { // one child
+		i := trailing(mask)
+		stack[sp] = stackEntry{n.ref[i], near[i]}
+		return sp + 1
+	}
+	// Insertion sort by distance, stable in child order.
+	var e [4]stackEntry
+	k := 0
+	for i := 0; i < 4; i++ {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		x := stackEntry{n.ref[i], near[i]}
+		j := k
+		for j > 0 && e[j-1].near > x.near {
+			e[j] = e[j-1]
+			j--
+		}
+		e[j] = x
+		k++
+	}
+	for j := k - 1; j >= 0; j-- {
+		stack[sp] = e[j]
+		sp++
+	}
+	return sp
+}
+
+func trailing(m uint) int {
+	switch {
+	case m&1 != 0:
+		return 0
+	case m&2 != 0:
+		return 1
+	case m&4 != 0:
+		return 2
+	}
+	return 3
+}

@@ -1,0 +1,170 @@
+package accel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// checkWide validates a wide tree against the binary tree it was derived
+// from: every wide child box contains the primitives below it, and every
+// primitive slot is reached exactly once.
+func checkWide(wide []node4, prims int, box func(uint32) AABB) error {
+	seen := make([]int, prims)
+	var walk func(ref uint32, b AABB, depth int) error
+	walk = func(ref uint32, b AABB, depth int) error {
+		if depth > maxTreeDepth {
+			return treeError("wide tree deeper than maxTreeDepth")
+		}
+		if isLeafRef(ref) {
+			lo, hi := leafRange(ref)
+			for s := lo; s < hi; s++ {
+				if int(s) >= prims {
+					return treeError("wide leaf slot out of range")
+				}
+				seen[s]++
+				if !b.Contains(box(s)) {
+					return treeError("wide leaf bounds do not contain a primitive")
+				}
+			}
+			return nil
+		}
+		if int(ref) >= len(wide) {
+			return treeError("wide child out of range")
+		}
+		n := &wide[ref]
+		for i := 0; i < 4; i++ {
+			cb := AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])}
+			if n.ref[i] == emptyRef {
+				if !cb.IsEmpty() {
+					return treeError("empty wide slot with a non-empty box")
+				}
+				continue
+			}
+			if !b.Contains(cb) {
+				return treeError("wide node bounds do not contain a child")
+			}
+			if err := walk(n.ref[i], cb, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	inf := float32(math.Inf(1))
+	if err := walk(0, AABB{vec.V3(-inf, -inf, -inf), vec.V3(inf, inf, inf)}, 0); err != nil {
+		return err
+	}
+	for _, c := range seen {
+		if c != 1 {
+			return treeError("wide tree references a primitive slot other than once")
+		}
+	}
+	return nil
+}
+
+func TestWideLayoutMatchesBinary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, flags := range allBuildFlags {
+		for _, n := range []int{1, 2, 3, 5, 9, 17, 100, 3000} {
+			pos, idx := randomSoup(rng, n, 0.2)
+			b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkWide(b.wide, len(b.tris), func(s uint32) AABB { return triBounds(&b.tris[s]) }); err != nil {
+				t.Fatalf("flags %#x, %d triangles: %v", flags, n, err)
+			}
+		}
+	}
+}
+
+// traverseClosest is the plain query done through the Traversal state
+// machine, the reference of the fast path.
+func traverseClosest(tl *TLAS, b *BLAS, r Ray, flags RayFlags, mask uint32) (Hit, bool) {
+	var tr Traversal
+	flags |= RayFlagSkipProceduralPrimitives &^ skipConflicts(flags)
+	if tl != nil {
+		tr.Begin(tl, r, flags, mask)
+	} else {
+		tr.BeginBLAS(b, r, flags)
+	}
+	return tr.closest()
+}
+
+func TestFastPathMatchesTraversal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var blases []*BLAS
+	for m := 0; m < 3; m++ {
+		var geoms []Geometry
+		for g := 0; g < 1+m; g++ {
+			pos, idx := randomSoup(rng, 400+300*g, 0.2)
+			geo := TriangleGeometry(pos, idx)
+			if g == 1 {
+				geo.Flags = 0 // non-opaque
+			}
+			geoms = append(geoms, geo)
+		}
+		b, err := BuildBLAS(geoms, allBuildFlags[m])
+		if err != nil {
+			t.Fatal(err)
+		}
+		blases = append(blases, b)
+	}
+	var insts []Instance
+	for i := 0; i < 10; i++ {
+		xf := randomRotation(rng)
+		if i%4 == 3 {
+			xf = xf.Mul(vec.Scale3x4(vec.V3(-1, 1, 1)))
+		}
+		insts = append(insts, Instance{Transform: xf, InstanceMask: uint8(1 << (i % 8)), Flags: InstanceFlags(i % 4), BLAS: blases[i%3]})
+	}
+	tl, err := BuildTLAS(insts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagSets := []RayFlags{0, RayFlagForceOpaque, RayFlagForceNonOpaque, RayFlagSkipClosestHitShader}
+	hits := 0
+	for i := 0; i < 4000; i++ {
+		r := Ray{Origin: randVec(rng, 4), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
+		switch i % 9 {
+		case 1:
+			r.TMax = float32(rng.Float64() * 4)
+		case 2: // axis-aligned: zero direction components
+			r.Direction = vec.V3(0, 0, r.Direction.Z)
+		case 3:
+			r.Direction.X = 0
+		}
+		flags := flagSets[i%len(flagSets)]
+		mask := uint32(0xff)
+		if i%5 == 0 {
+			mask = uint32(rng.IntN(256))
+		}
+		want, wok := traverseClosest(tl, nil, r, flags, mask)
+		got, gok := tl.Intersect(r, flags, mask)
+		if wok != gok || got != want {
+			t.Fatalf("TLAS ray %d: fast %v %+v, traversal %v %+v", i, gok, got, wok, want)
+		}
+		if wok {
+			hits++
+		}
+		want, wok = traverseClosest(tl, nil, r, flags|RayFlagAcceptFirstHitAndEndSearch, mask)
+		if occ := tl.Occluded(r, flags, mask); occ != wok {
+			t.Fatalf("TLAS ray %d: fast Occluded %v, traversal %v", i, occ, wok)
+		}
+		b := blases[i%3]
+		want, wok = traverseClosest(nil, b, r, flags, 0)
+		got, gok = b.Intersect(r, flags)
+		if wok != gok || got != want {
+			t.Fatalf("BLAS ray %d: fast %v %+v, traversal %v %+v", i, gok, got, wok, want)
+		}
+		_, wok = traverseClosest(nil, b, r, flags|RayFlagAcceptFirstHitAndEndSearch, 0)
+		if occ := b.Occluded(r, flags); occ != wok {
+			t.Fatalf("BLAS ray %d: fast Occluded %v, traversal %v", i, occ, wok)
+		}
+	}
+	if hits < 400 {
+		t.Fatalf("only %d hits: test too weak", hits)
+	}
+}
