@@ -20,6 +20,7 @@ func (b *BLAS) Clone() *BLAS {
 	c := *b
 	c.geoms = cloneCap(b.geoms)
 	c.nodes = cloneCap(b.nodes)
+	c.wide = cloneCap(b.wide)
 	c.tris = cloneCap(b.tris)
 	c.boxes = cloneCap(b.boxes)
 	c.primGeom = cloneCap(b.primGeom)
@@ -40,6 +41,7 @@ func (b *BLAS) Compact() (*BLAS, error) {
 	c := *b
 	c.geoms = slices.Clip(slices.Clone(b.geoms))
 	c.nodes = slices.Clip(slices.Clone(b.nodes))
+	c.wide = slices.Clip(slices.Clone(b.wide))
 	c.tris = slices.Clip(slices.Clone(b.tris))
 	c.boxes = slices.Clip(slices.Clone(b.boxes))
 	c.primGeom = slices.Clip(slices.Clone(b.primGeom))
@@ -60,6 +62,7 @@ func (t *TLAS) Clone() *TLAS {
 	c := *t
 	c.instances = cloneCap(t.instances)
 	c.nodes = cloneCap(t.nodes)
+	c.wide = cloneCap(t.wide)
 	c.order = cloneCap(t.order)
 	return &c
 }
@@ -74,6 +77,7 @@ func (t *TLAS) Compact() (*TLAS, error) {
 	c := *t
 	c.instances = slices.Clip(slices.Clone(t.instances))
 	c.nodes = slices.Clip(slices.Clone(t.nodes))
+	c.wide = slices.Clip(slices.Clone(t.wide))
 	c.order = slices.Clip(slices.Clone(t.order))
 	return &c, nil
 }

@@ -32,13 +32,13 @@ func sliceBytes[E any](s []E, capacity bool) uint64 {
 }
 
 func (b *BLAS) memSize(capacity bool) uint64 {
-	return uint64(unsafe.Sizeof(*b)) + sliceBytes(b.geoms, capacity) + sliceBytes(b.nodes, capacity) +
+	return uint64(unsafe.Sizeof(*b)) + sliceBytes(b.geoms, capacity) + sliceBytes(b.nodes, capacity) + sliceBytes(b.wide, capacity) +
 		sliceBytes(b.tris, capacity) + sliceBytes(b.boxes, capacity) +
 		sliceBytes(b.primGeom, capacity) + sliceBytes(b.primIndex, capacity)
 }
 
 func (t *TLAS) memSize(capacity bool) uint64 {
-	return uint64(unsafe.Sizeof(*t)) + sliceBytes(t.instances, capacity) + sliceBytes(t.nodes, capacity) +
+	return uint64(unsafe.Sizeof(*t)) + sliceBytes(t.instances, capacity) + sliceBytes(t.nodes, capacity) + sliceBytes(t.wide, capacity) +
 		sliceBytes(t.order, capacity)
 }
 

@@ -480,6 +480,7 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 		return nil, err
 	}
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
+	b.wide = widen(b.nodes)
 	return b, nil
 }
 
@@ -623,6 +624,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	if err := validateTree(t.nodes, int(ns), t.slotBox, 1); err != nil {
 		return nil, err
 	}
+	t.wide = widen(t.nodes)
 	return t, nil
 }
 
@@ -670,6 +672,9 @@ func validateTree(nodes []node, slots int, leafBox func(uint32) AABB, leafSize u
 			return corrupt("node %d: bad bounds %v", it.n, nd.bounds)
 		}
 		if nd.isLeaf() {
+			if nd.count > maxLeafCount {
+				return corrupt("node %d: leaf of %d primitives, more than %d", it.n, nd.count, maxLeafCount)
+			}
 			if leafSize != 0 && nd.count != leafSize {
 				return corrupt("node %d: leaf of %d primitives, want %d", it.n, nd.count, leafSize)
 			}

@@ -210,6 +210,7 @@ func (b *BLAS) refitFrom(dec []decodedGeometry) {
 	}
 	if len(b.primGeom) > 0 {
 		refit(b.nodes, b.slotBox)
+		b.wide = widen(b.nodes) // traversal walks the wide form
 	}
 }
 
@@ -285,6 +286,7 @@ func (t *TLAS) apply(prep []instance) {
 	}
 	if len(t.order) > 0 {
 		refit(t.nodes, t.slotBox)
+		t.wide = widen(t.nodes) // traversal walks the wide form
 	}
 }
 

@@ -1,6 +1,9 @@
 package accel
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // node4 is one node of the 4-wide BVH that traversal walks. It is derived
 // from the binary tree (the canonical build output, which refit and
@@ -95,7 +98,7 @@ func widen(nodes []node) []node4 {
 		return idx
 	}
 	rec(0)
-	return out
+	return slices.Clip(out)
 }
 
 func (w *node4) clear() {
