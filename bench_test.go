@@ -2,6 +2,7 @@ package raypipe
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/raypipe/raypipe/accel"
@@ -73,3 +74,38 @@ func BenchmarkPipelineOverhead(b *testing.B) {
 		b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
 	})
 }
+
+// BenchmarkReorderPoint measures the cost of one ReorderThread with
+// reordering on (suspend, sort, resume), against the no-op with it off,
+// per window size: ray generation invocations that only reorder.
+func BenchmarkReorderPoint(b *testing.B) {
+	const points = 8
+	p, err := NewPipeline(PipelineDesc{Shaders: []Shader{RayGeneration("rg", func(c *Context) {
+		l := c.DispatchRaysIndex()
+		for i := uint32(0); i < points; i++ {
+			ReorderThreadHint(c, (l[0]*2654435761+i*40503)>>16, 16)
+		}
+	})}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tb ShaderTableBuilder
+	tb.Add(p.MustShaderIdentifier("rg"), nil)
+	desc := DispatchRaysDesc{RayGeneration: tb.Build(), Width: 256, Height: 256}
+	for _, opt := range []DispatchOptions{{Workers: 1}, {Workers: 1, Reorder: ReorderOn, Window: 64}, {Workers: 1, Reorder: ReorderOn, Window: 1024}, {Workers: 1, Reorder: ReorderOn, Window: 16384}} {
+		name := "off"
+		if opt.Reorder == ReorderOn {
+			name = "window=" + itoa(opt.Window)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := p.DispatchRays(context.Background(), desc, &opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(256*256*points), "ns/point")
+		})
+	}
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }

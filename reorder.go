@@ -156,8 +156,11 @@ func locality(h *HitObject) uint64 {
 	return reorder.Morton3(q(p.X, bb.Min.X, bb.Max.X), q(p.Y, bb.Min.Y, bb.Max.Y), q(p.Z, bb.Min.Z, bb.Max.Z), localityPerAxis)
 }
 
-// rayGen is one ray generation invocation in flight under ReorderOn, run
-// as a coroutine that suspends at ReorderThread.
+// rayGen is a coroutine that runs ray generation invocations under
+// ReorderOn, one after another, suspending at each ReorderThread. A
+// coroutine outlives its invocations: starting a goroutine per invocation
+// would regrow its stack from scratch every time, which costs more than
+// the reordering gains.
 type rayGen struct {
 	ctx    Context
 	launch [3]uint32
@@ -166,46 +169,61 @@ type rayGen struct {
 	stop   func()
 	key    uint64
 	err    error
+	// done is set when the current invocation has returned; the coroutine
+	// then waits for the next one.
+	done bool
 }
 
 // scheduler is a worker's window of suspended invocations.
 type scheduler struct {
-	free    []*rayGen
+	idle    []*rayGen // coroutines between invocations
+	all     []*rayGen // every coroutine, to stop them at the end
 	active  []*rayGen
 	resumed []*rayGen
 	sorter  reorder.Sorter
 }
 
-func (w *worker) start(launch [3]uint32) *rayGen {
+// start runs a new invocation for launch on an idle coroutine (or a new
+// one) until its first ReorderThread; it reports whether it is suspended
+// there (false: it already finished).
+func (w *worker) start(launch [3]uint32) (*rayGen, bool) {
 	s := w.sched
 	var rg *rayGen
-	if n := len(s.free); n > 0 {
-		rg, s.free = s.free[n-1], s.free[:n-1]
+	if n := len(s.idle); n > 0 {
+		rg, s.idle = s.idle[n-1], s.idle[:n-1]
 	} else {
 		rg = new(rayGen)
+		body := func(yield func(uint64) bool) {
+			rg.yield = yield
+			for {
+				rg.err = w.runRayGen(&rg.ctx, rg.launch, rg)
+				rg.done = true
+				if !yield(0) {
+					return
+				}
+			}
+		}
+		rg.next, rg.stop = iter.Pull(iter.Seq[uint64](body))
+		s.all = append(s.all, rg)
 	}
-	rg.launch, rg.err = launch, nil
-	body := func(yield func(uint64) bool) {
-		rg.yield = yield
-		rg.err = w.runRayGen(&rg.ctx, rg.launch, rg)
-	}
-	rg.next, rg.stop = iter.Pull(iter.Seq[uint64](body))
-	return rg
+	rg.launch, rg.err, rg.done = launch, nil, false
+	return rg, w.step(rg)
 }
 
-// step resumes rg until its next ReorderThread (true) or its end (false).
+// step resumes rg until its next ReorderThread (true) or the end of its
+// invocation (false).
 func (w *worker) step(rg *rayGen) bool {
 	key, ok := rg.next()
-	if ok {
+	if ok && !rg.done {
 		rg.key = key
 		return true
 	}
-	rg.stop()
-	rg.next, rg.stop, rg.yield = nil, nil, nil
 	if rg.err != nil {
 		w.d.fail(rg.err)
 	}
-	w.sched.free = append(w.sched.free, rg)
+	if ok {
+		w.sched.idle = append(w.sched.idle, rg)
+	}
 	return false
 }
 
@@ -221,7 +239,7 @@ func (w *worker) runReordered() {
 	var tile [][3]uint32
 	more := true
 	defer func() {
-		for _, rg := range s.active {
+		for _, rg := range s.all {
 			rg.stop()
 		}
 	}()
@@ -233,9 +251,9 @@ func (w *worker) runReordered() {
 					break
 				}
 			}
-			rg := w.start(tile[0])
+			rg, suspended := w.start(tile[0])
 			tile = tile[1:]
-			if w.step(rg) {
+			if suspended {
 				s.active = append(s.active, rg)
 			}
 		}

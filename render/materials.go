@@ -60,6 +60,31 @@ func (m *material) baseColor(uv [2]float32) (rgb, float32) {
 	return m.base.mul(rgb{t[0], t[1], t[2]}), m.alpha * t[3]
 }
 
+// footprintRadius is the radius, in texture coordinates, of the filtered
+// lookups of filteredColor.
+const footprintRadius = 1.0 / 48
+
+// filteredColor returns the albedo averaged over taps bilinear lookups
+// spread on a Vogel spiral of footprintRadius around uv: a box-filtered
+// texture footprint (Options.TextureTaps), the kind of memory-heavy
+// shading that Shader Execution Reordering is meant for.
+func (m *material) filteredColor(uv [2]float32, taps int) rgb {
+	if m.tex == nil || taps <= 1 {
+		c, _ := m.baseColor(uv)
+		return c
+	}
+	var sum [3]float32
+	const golden = 2.39996323 // radians
+	for i := 0; i < taps; i++ {
+		r := footprintRadius * float32(math.Sqrt((float64(i)+0.5)/float64(taps)))
+		a := golden * float64(i)
+		t := m.tex.Sample(uv[0]+r*float32(math.Cos(a)), uv[1]+r*float32(math.Sin(a)))
+		sum[0], sum[1], sum[2] = sum[0]+t[0], sum[1]+t[1], sum[2]+t[2]
+	}
+	inv := 1 / float32(taps)
+	return m.base.mul(rgb{sum[0] * inv, sum[1] * inv, sum[2] * inv})
+}
+
 // Callable shader records, one per scattering material kind.
 const (
 	callDiffuse = iota

@@ -40,6 +40,10 @@ type Options struct {
 	// Clamp, when positive, limits the radiance any one indirect path
 	// vertex may add to a sample (a firefly clamp; biased).
 	Clamp float32
+	// TextureTaps, when above 1, filters base color textures over a
+	// footprint with that many bilinear lookups (memory-heavy shading, as
+	// in the SER benchmark); 0 or 1 is one bilinear lookup.
+	TextureTaps int
 	// CoherenceStats enables raypipe's simulated SIMT coherence
 	// statistics (Result.Stats.Coherence). It records every Invoke, so it
 	// costs memory in proportion to the rays traced.

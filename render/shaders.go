@@ -242,7 +242,7 @@ func (f *frame) shade(c *raypipe.Context, pl *radiancePayload, kind scene.Materi
 		}
 		return
 	}
-	albedo, _ := m.baseColor(s.uv)
+	albedo := m.filteredColor(s.uv, f.opt.TextureTaps)
 	wo := c.WorldRayDirection().Neg().Normalize()
 	q := bsdfQuery{Wo: wo, N: s.ns, Albedo: albedo, Rough: m.roughness, IOR: m.ior, Entering: s.front, RNG: pl.RNG}
 	var call uint32

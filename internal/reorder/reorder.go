@@ -5,13 +5,22 @@
 package reorder
 
 // Sorter sorts 64-bit keys with a stable least-significant-digit radix
-// sort (16-bit digits), skipping digits on which all keys agree. It reuses
-// its buffers between calls and allocates only when n grows.
+// sort (11-bit digits), skipping digits on which all keys agree; small
+// inputs use insertion sort. It reuses its buffers between calls and
+// allocates only when n grows.
 type Sorter struct {
 	keys, tmpKeys []uint64
 	idx, tmpIdx   []int
-	counts        [1 << 16]int
+	counts        [1 << digitBits]int
 }
+
+const (
+	digitBits = 11
+	digitMask = 1<<digitBits - 1
+	// insertionMax is the size up to which insertion sort beats the
+	// radix passes.
+	insertionMax = 48
+)
 
 // Keys returns a buffer of n keys to fill before Sort.
 func (s *Sorter) Keys(n int) []uint64 {
@@ -37,25 +46,36 @@ func (s *Sorter) Sort() []int {
 	if n < 2 {
 		return idx
 	}
+	if n <= insertionMax {
+		for i := 1; i < n; i++ {
+			k, x := keys[i], idx[i]
+			j := i
+			for ; j > 0 && keys[j-1] > k; j-- {
+				keys[j], idx[j] = keys[j-1], idx[j-1]
+			}
+			keys[j], idx[j] = k, x
+		}
+		return idx
+	}
 	var diff uint64
 	for _, k := range keys[1:] {
 		diff |= k ^ keys[0]
 	}
-	for shift := uint(0); shift < 64; shift += 16 {
-		if (diff>>shift)&0xffff == 0 {
+	for shift := uint(0); shift < 64; shift += digitBits {
+		if (diff>>shift)&digitMask == 0 {
 			continue
 		}
 		c := &s.counts
-		*c = [1 << 16]int{}
+		*c = [1 << digitBits]int{}
 		for _, k := range keys {
-			c[(k>>shift)&0xffff]++
+			c[(k>>shift)&digitMask]++
 		}
 		sum := 0
 		for i := range c {
 			c[i], sum = sum, sum+c[i]
 		}
 		for i, k := range keys {
-			d := (k >> shift) & 0xffff
+			d := (k >> shift) & digitMask
 			tk[c[d]], ti[c[d]] = k, idx[i]
 			c[d]++
 		}
