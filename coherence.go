@@ -17,8 +17,8 @@ import (
 // coherent.
 type Coherence struct {
 	Invokes     uint64
-	LaunchOrder reorder.Waves
-	Executed    reorder.Waves
+	LaunchOrder Waves
+	Executed    Waves
 }
 
 func (c *Coherence) add(o *Coherence) {
@@ -27,9 +27,17 @@ func (c *Coherence) add(o *Coherence) {
 	c.Executed.Add(o.Executed)
 }
 
-// coherenceRecorder collects a worker's Invoke events.
+// Waves are simulated SIMT waves: how many, their active lanes and the
+// distinct shader records they invoked (see RecordsPerWave and
+// ActiveFraction).
+type Waves = reorder.Waves
+
+// coherenceRecorder counts a worker's Invokes as waves, in constant memory
+// per invocation in flight.
 type coherenceRecorder struct {
-	events []reorder.Event
+	invokes  uint64
+	launch   reorder.LaunchOrderCounter
+	executed reorder.ExecutedCounter
 }
 
 // observe records an Invoke of h by the ray generation invocation c.
@@ -42,19 +50,19 @@ func (r *coherenceRecorder) observe(c *Context, h *HitObject) {
 		}
 		rec = class<<28 | h.record&hitRecordMask
 	}
-	r.events = append(r.events, reorder.Event{Seq: c.seq, Ordinal: c.invokes, Record: rec})
+	r.invokes++
+	r.launch.Observe(c.seq, c.invokes, rec)
+	r.executed.Observe(rec)
 	c.invokes++
 }
 
-// finish computes the worker's statistics.
+// finish computes the worker's statistics. Without reordering, execution
+// order is launch order.
 func (r *coherenceRecorder) finish(reordered bool) Coherence {
-	c := Coherence{Invokes: uint64(len(r.events))}
+	c := Coherence{Invokes: r.invokes, LaunchOrder: r.launch.Result()}
+	c.Executed = c.LaunchOrder
 	if reordered {
-		c.Executed = reorder.ExecutedWaves(r.events)
-	}
-	c.LaunchOrder = reorder.LaunchOrderWaves(r.events)
-	if !reordered {
-		c.Executed = c.LaunchOrder
+		c.Executed = r.executed.Result()
 	}
 	return c
 }

@@ -291,6 +291,9 @@ func (w *worker) runRayGen(c *Context, launch [3]uint32, rg *rayGen) (err error)
 		if r := recover(); r != nil {
 			err = w.toError(c, r)
 		}
+		if w.coherence != nil {
+			w.coherence.launch.Finished(c.seq)
+		}
 	}()
 	w.invoke(nil, c, g.shader, nil, nil)
 	return nil

@@ -45,8 +45,7 @@ type Options struct {
 	// in the SER benchmark); 0 or 1 is one bilinear lookup.
 	TextureTaps int
 	// CoherenceStats enables raypipe's simulated SIMT coherence
-	// statistics (Result.Stats.Coherence). It records every Invoke, so it
-	// costs memory in proportion to the rays traced.
+	// statistics (Result.Stats.Coherence), at a small cost per Invoke.
 	CoherenceStats bool
 }
 

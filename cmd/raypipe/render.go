@@ -28,7 +28,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	window := fs.Int("window", 0, "in-flight invocations per worker with -reorder on (0: library default)")
 	threads := fs.Int("threads", 0, "worker goroutines (0: all CPUs)")
 	clamp := fs.Float64("clamp", float64(def.Clamp), "firefly clamp on indirect radiance (0: off)")
-	coherence := fs.String("coherence", "auto", "simulated SIMT coherence statistics: on, off or auto (on up to 4M samples; they record every Invoke, ~12 bytes each)")
+	coherence := fs.String("coherence", "auto", "simulated SIMT coherence statistics: on, off or auto (on unless -q)")
 	quiet := fs.Bool("q", false, "quiet: no progress bar and no summary")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -41,7 +41,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 		opt.CoherenceStats = true
 	case "off":
 	case "auto":
-		opt.CoherenceStats = !*quiet && int64(*w)*int64(*h)*int64(*spp) <= 4<<20
+		opt.CoherenceStats = !*quiet
 	default:
 		return fmt.Errorf("-coherence %q: want on, off or auto", *coherence)
 	}

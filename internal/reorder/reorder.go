@@ -4,6 +4,8 @@
 // SIMT wave statistics.
 package reorder
 
+import "slices"
+
 // Sorter sorts 64-bit keys with a stable least-significant-digit radix
 // sort (11-bit digits), skipping digits on which all keys agree; small
 // inputs use insertion sort. It reuses its buffers between calls and
@@ -132,69 +134,131 @@ func (w Waves) ActiveFraction() float64 {
 	return float64(w.ActiveLanes) / float64(w.Count*WaveSize)
 }
 
-// Event is one Invoke: the invocation's launch-order sequence number, the
-// how-manieth Invoke of that invocation it is, and the record it ran.
-type Event struct {
-	Seq     uint32
-	Ordinal uint32
-	Record  uint32
+// ExecutedCounter packs Invokes, in execution order, into consecutive
+// waves of WaveSize. Its memory is constant.
+type ExecutedCounter struct {
+	wave  [WaveSize]uint32
+	n     int
+	waves Waves
 }
 
-// ExecutedWaves packs events, in execution order, into consecutive waves
-// of WaveSize.
-func ExecutedWaves(ev []Event) Waves {
-	var w Waves
-	for i := 0; i < len(ev); i += WaveSize {
-		w.add(ev[i:min(i+WaveSize, len(ev))])
+// Observe records the next Invoke's record.
+func (e *ExecutedCounter) Observe(record uint32) {
+	e.wave[e.n] = record
+	e.n++
+	if e.n == WaveSize {
+		e.waves.add(e.wave[:e.n])
+		e.n = 0
 	}
-	return w
 }
 
-// LaunchOrderWaves groups events as a GPU without reordering would: lanes
-// are WaveSize consecutive invocations in launch order, and the n-th
-// Invoke of each lane runs in the same wave. It sorts ev.
-func LaunchOrderWaves(ev []Event) Waves {
-	sortEvents(ev)
-	var w Waves
-	for i := 0; i < len(ev); {
-		j := i + 1
-		for j < len(ev) && ev[j].Ordinal == ev[i].Ordinal && ev[j].Seq/WaveSize == ev[i].Seq/WaveSize {
-			j++
+// Result flushes a partial last wave and returns the totals.
+func (e *ExecutedCounter) Result() Waves {
+	if e.n > 0 {
+		e.waves.add(e.wave[:e.n])
+		e.n = 0
+	}
+	return e.waves
+}
+
+// LaunchOrderCounter groups Invokes as a GPU without reordering would:
+// lanes are WaveSize consecutive invocations in launch order (their
+// sequence numbers), and the n-th Invoke of each lane runs in the same
+// wave. A wave is counted once every invocation of its lane group has
+// finished, so memory stays proportional to the invocations in flight.
+type LaunchOrderCounter struct {
+	waves Waves
+	open  map[uint64]*openWave // (lane group, ordinal) -> wave so far
+	group map[uint32]*laneGroup
+}
+
+type openWave struct {
+	records [WaveSize]uint32
+	lanes   int
+}
+
+type laneGroup struct {
+	finished int
+	ordinals uint32 // 1 + the largest ordinal seen
+}
+
+// Observe records that invocation seq made its ordinal-th Invoke of record.
+func (c *LaunchOrderCounter) Observe(seq, ordinal, record uint32) {
+	if c.open == nil {
+		c.open, c.group = map[uint64]*openWave{}, map[uint32]*laneGroup{}
+	}
+	g := seq / WaveSize
+	lg := c.group[g]
+	if lg == nil {
+		lg = &laneGroup{}
+		c.group[g] = lg
+	}
+	lg.ordinals = max(lg.ordinals, ordinal+1)
+	key := uint64(g)<<32 | uint64(ordinal)
+	w := c.open[key]
+	if w == nil {
+		w = &openWave{}
+		c.open[key] = w
+	}
+	w.records[w.lanes] = record
+	w.lanes++
+}
+
+// Finished records that invocation seq has returned.
+func (c *LaunchOrderCounter) Finished(seq uint32) {
+	if c.group == nil {
+		return
+	}
+	g := seq / WaveSize
+	lg := c.group[g]
+	if lg == nil {
+		return // it never invoked anything
+	}
+	lg.finished++
+	if lg.finished == WaveSize {
+		c.flush(g, lg)
+	}
+}
+
+func (c *LaunchOrderCounter) flush(g uint32, lg *laneGroup) {
+	for k := uint32(0); k < lg.ordinals; k++ {
+		key := uint64(g)<<32 | uint64(k)
+		if w := c.open[key]; w != nil {
+			c.waves.add(w.records[:w.lanes])
+			delete(c.open, key)
 		}
-		w.add(ev[i:j])
-		i = j
 	}
-	return w
+	delete(c.group, g)
 }
 
-func (w *Waves) add(wave []Event) {
+// Result counts the waves still open (partial lane groups) and returns
+// the totals, in lane group order.
+func (c *LaunchOrderCounter) Result() Waves {
+	groups := make([]uint32, 0, len(c.group))
+	for g := range c.group {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		c.flush(g, c.group[g])
+	}
+	return c.waves
+}
+
+func (w *Waves) add(records []uint32) {
 	w.Count++
-	w.ActiveLanes += uint64(len(wave))
+	w.ActiveLanes += uint64(len(records))
 	var seen [WaveSize]uint32
 	n := 0
 outer:
-	for _, e := range wave {
-		for _, r := range seen[:n] {
-			if r == e.Record {
+	for _, r := range records {
+		for _, x := range seen[:n] {
+			if x == r {
 				continue outer
 			}
 		}
-		seen[n] = e.Record
+		seen[n] = r
 		n++
 	}
 	w.DistinctRecords += uint64(n)
-}
-
-func sortEvents(ev []Event) {
-	var s Sorter
-	keys := s.Keys(len(ev))
-	for i, e := range ev {
-		keys[i] = uint64(e.Ordinal)<<32 | uint64(e.Seq)
-	}
-	perm := s.Sort()
-	sorted := make([]Event, len(ev))
-	for i, p := range perm {
-		sorted[i] = ev[p]
-	}
-	copy(ev, sorted)
 }

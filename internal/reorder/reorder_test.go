@@ -49,3 +49,69 @@ func TestMorton3Interleaves(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// The streaming counters agree with a direct computation over all events:
+// launch-order waves are the (lane group, ordinal) classes, executed waves
+// consecutive chunks of 32.
+func TestWaveCountersMatchDirectComputation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	type event struct{ seq, ordinal, record uint32 }
+	for trial := 0; trial < 20; trial++ {
+		n := 1 + rng.IntN(500)
+		invokes := make([]int, n)
+		for i := range invokes {
+			invokes[i] = rng.IntN(5)
+		}
+		// Execution interleaves invocations in a random order, each
+		// invocation's Invokes in order.
+		var evs []event
+		next := make([]int, n)
+		var lo LaunchOrderCounter
+		var ex ExecutedCounter
+		live := make([]int, 0, n)
+		for i := range invokes {
+			live = append(live, i)
+		}
+		for len(live) > 0 {
+			j := rng.IntN(len(live))
+			i := live[j]
+			if next[i] == invokes[i] {
+				lo.Finished(uint32(i))
+				live = append(live[:j], live[j+1:]...)
+				continue
+			}
+			e := event{uint32(i), uint32(next[i]), uint32(rng.IntN(6))}
+			next[i]++
+			evs = append(evs, e)
+			lo.Observe(e.seq, e.ordinal, e.record)
+			ex.Observe(e.record)
+		}
+		var want Waves
+		classes := map[[2]uint32][]uint32{}
+		var keys [][2]uint32
+		for _, e := range evs {
+			k := [2]uint32{e.seq / WaveSize, e.ordinal}
+			if _, ok := classes[k]; !ok {
+				keys = append(keys, k)
+			}
+			classes[k] = append(classes[k], e.record)
+		}
+		for _, k := range keys {
+			want.add(classes[k])
+		}
+		if got := lo.Result(); got != want {
+			t.Fatalf("launch order: %+v, want %+v", got, want)
+		}
+		var wantEx Waves
+		for i := 0; i < len(evs); i += WaveSize {
+			var recs []uint32
+			for _, e := range evs[i:min(i+WaveSize, len(evs))] {
+				recs = append(recs, e.record)
+			}
+			wantEx.add(recs)
+		}
+		if got := ex.Result(); got != wantEx {
+			t.Fatalf("executed: %+v, want %+v", got, wantEx)
+		}
+	}
+}
