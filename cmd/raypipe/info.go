@@ -43,14 +43,25 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "warning     %s\n", w)
 	}
 
-	// Acceleration structures: accel exposes no node count or depth, so
-	// report what it does expose: build time and active primitives.
 	m, err := buildMeshes(s, accel.BuildPreferFastTrace)
 	if err != nil {
 		return err
 	}
+	var bs accel.TreeStats
+	var sah float64
+	for _, b := range m.blas {
+		t := b.TreeStats()
+		bs.Nodes += t.Nodes
+		bs.Leaves += t.Leaves
+		bs.WideNodes += t.WideNodes
+		bs.MaxDepth = max(bs.MaxDepth, t.MaxDepth)
+		sah = max(sah, t.SAHCost)
+	}
 	fmt.Fprintf(stdout, "BLAS        %d (fast trace), %d active of %d triangles, built in %s\n", len(m.blas), m.active, m.triangles, m.build.Round(time.Microsecond))
-	fmt.Fprintf(stdout, "TLAS        %d instances, built in %s\n", m.tlas.InstanceCount(), m.tlasBuild.Round(time.Microsecond))
+	fmt.Fprintf(stdout, "BLAS trees  %d nodes, %d leaves (%.1f triangles per leaf), %d 4-wide nodes, max depth %d, largest SAH cost %.1f\n",
+		bs.Nodes, bs.Leaves, float64(m.active)/float64(max(bs.Leaves, 1)), bs.WideNodes, bs.MaxDepth, sah)
+	ts := m.tlas.TreeStats()
+	fmt.Fprintf(stdout, "TLAS        %d instances, %d nodes, max depth %d, built in %s\n", m.tlas.InstanceCount(), ts.Nodes, ts.MaxDepth, m.tlasBuild.Round(time.Microsecond))
 	r, err := render.NewRenderer(s)
 	if err != nil {
 		return err
