@@ -50,7 +50,9 @@ type HitObject struct {
 // called at the maximum recursion depth.
 func HitObjectTraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) HitObject {
 	c.needIntrinsic(stagesTrace, "HitObject::TraceRay")
-	return c.traceHitObject(tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), TypeOf[P]())
+	var h HitObject
+	c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), TypeOf[P]())
+	return h
 }
 
 // MakeMiss returns a miss without tracing a ray (HitObject::MakeMiss); only

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -43,14 +44,30 @@ type TypeDesc struct {
 
 var typeDescs sync.Map // reflect.Type -> *TypeDesc
 
+// typeCache is a direct-mapped cache in front of typeDescs: TypeOf runs on
+// every TraceRay, where a sync.Map lookup would be a measurable share of
+// the pipeline's overhead.
+var typeCache [256]atomic.Pointer[typeCacheEntry]
+
+type typeCacheEntry struct {
+	rt   reflect.Type
+	desc *TypeDesc
+}
+
 // TypeOf returns the TypeDesc of the Go type T; the same pointer every time.
 func TypeOf[T any]() *TypeDesc {
 	rt := reflect.TypeFor[T]()
-	if d, ok := typeDescs.Load(rt); ok {
-		return d.(*TypeDesc)
+	slot := &typeCache[(uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&rt))[1])>>5)&255]
+	if e := slot.Load(); e != nil && e.rt == rt {
+		return e.desc
 	}
-	d, _ := typeDescs.LoadOrStore(rt, &TypeDesc{Name: rt.String(), Size: rt.Size(), PointerFree: pointerFree(rt)})
-	return d.(*TypeDesc)
+	d, ok := typeDescs.Load(rt)
+	if !ok {
+		d, _ = typeDescs.LoadOrStore(rt, &TypeDesc{Name: rt.String(), Size: rt.Size(), PointerFree: pointerFree(rt)})
+	}
+	desc := d.(*TypeDesc)
+	slot.Store(&typeCacheEntry{rt, desc})
+	return desc
 }
 
 func pointerFree(t reflect.Type) bool {

@@ -20,7 +20,8 @@ import (
 func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) {
 	c.needIntrinsic(stagesTrace, "TraceRay")
 	pt := TypeOf[P]()
-	h := c.traceHitObject(tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), pt)
+	var h HitObject
+	c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), pt)
 	c.invokeHitObject(&h, unsafe.Pointer(payload), pt)
 }
 
@@ -120,8 +121,9 @@ func checkGroupType(c *Context, g *group, kind accel.CandidateKind, i uint64) {
 }
 
 // traceHitObject runs traversal with any hit and intersection shaders and
-// returns the hit or miss as a HitObject (never NOP).
-func (c *Context) traceHitObject(tlas *accel.TLAS, flags accel.RayFlags, mask, rayContrib, mult, missIndex uint32, ray accel.Ray, payload unsafe.Pointer, pt *TypeDesc) HitObject {
+// stores the hit or miss in h (never NOP). h is written in place rather
+// than returned: it is large, and TraceRay's overhead matters.
+func (c *Context) traceHitObject(h *HitObject, tlas *accel.TLAS, flags accel.RayFlags, mask, rayContrib, mult, missIndex uint32, ray accel.Ray, payload unsafe.Pointer, pt *TypeDesc) {
 	w := c.w
 	if c.depth >= w.d.p.maxDepth {
 		c.fail(fmt.Errorf("%w (%d)", ErrRecursionLimit, w.d.p.maxDepth))
@@ -130,6 +132,17 @@ func (c *Context) traceHitObject(tlas *accel.TLAS, flags accel.RayFlags, mask, r
 		c.fail(fmt.Errorf("%w: %v", ErrInvalidArgument, err))
 	}
 	w.stats.Rays++
+	if tlas != nil && tlas.OpaqueTrianglesOnly() && flags&accel.RayFlagForceNonOpaque == 0 {
+		// No candidate can need a decision, so no any hit or intersection
+		// shader can run: the plain closest-hit query commits exactly what
+		// the traversal below would (accel's fast path).
+		if hit, ok := tlas.Intersect(ray, flags, mask); ok {
+			h.setHit(ray, flags, &hit, rayContrib, mult)
+		} else {
+			h.setMiss(ray, flags, missIndex)
+		}
+		return
+	}
 	// One traceState per worker is enough: any hit and intersection
 	// shaders cannot trace, so traversals never nest within a worker.
 	ts := &w.ts
@@ -169,31 +182,35 @@ func (c *Context) traceHitObject(tlas *accel.TLAS, flags accel.RayFlags, mask, r
 		ts.g, ts.args = g, args
 		ts.runIntersection(cand)
 	}
-	h := HitObject{ray: ray, flags: flags}
 	com := tr.Committed()
 	if com.Kind == accel.KindNone {
-		h.kind = hitObjectMiss
-		h.tCur = ray.TMax
-		h.record = missIndex & 0xffff
-		h.hasRecord = true
-		return h
+		h.setMiss(ray, flags, missIndex)
+		return
 	}
-	h.kind = hitObjectHit
-	h.hit = *com
-	h.tCur = com.T
-	h.record = uint32(hitGroupIndex(rayContrib, mult, com)) & hitRecordMask
-	h.hasRecord = true
+	h.setHit(ray, flags, com, rayContrib, mult)
+	if com.Kind == accel.KindProcedural {
+		h.hitKind = ts.comKind
+		h.attr = ts.comAttr
+		h.attrType = ts.comType
+	}
+}
+
+// setMiss makes h the HitObject of a traced miss.
+func (h *HitObject) setMiss(ray accel.Ray, flags accel.RayFlags, missIndex uint32) {
+	*h = HitObject{kind: hitObjectMiss, hasRecord: true, ray: ray, flags: flags, tCur: ray.TMax, record: missIndex & missRecordMask}
+}
+
+// setHit makes h the HitObject of a traced hit; triangle hits get their
+// built-in attributes, procedural ones are completed by the caller.
+func (h *HitObject) setHit(ray accel.Ray, flags accel.RayFlags, com *accel.Hit, rayContrib, mult uint32) {
+	*h = HitObject{kind: hitObjectHit, hasRecord: true, ray: ray, flags: flags, hit: *com, tCur: com.T,
+		record: uint32(hitGroupIndex(rayContrib, mult, com)) & hitRecordMask}
 	if com.Kind == accel.KindTriangle {
 		h.hitKind = com.HitKind()
 		attr := BuiltInTriangleIntersectionAttributes{Barycentrics: [2]float32{com.U, com.V}}
 		h.attr.set(unsafe.Pointer(&attr), unsafe.Sizeof(attr))
 		h.attrType = builtinAttrType
-	} else {
-		h.hitKind = ts.comKind
-		h.attr = ts.comAttr
-		h.attrType = ts.comType
 	}
-	return h
 }
 
 // runAnyHit runs the current hit group's any hit shader for a candidate at

@@ -11,6 +11,14 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
 	if flags&fastUnsupported == 0 && t != nil {
 		return t.traceFast(r, flags|RayFlagSkipProceduralPrimitives, uint8(mask))
 	}
+	return t.intersectSlow(r, flags, mask)
+}
+
+// intersectSlow is Intersect through a Traversal, kept out of line so that
+// the fast path's frame stays small (a Traversal holds its whole stack).
+//
+//go:noinline
+func (t *TLAS) intersectSlow(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
 	var tr Traversal
 	tr.Begin(t, r, flags|RayFlagSkipProceduralPrimitives&^skipConflicts(flags), mask)
 	return tr.closest()

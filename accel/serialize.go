@@ -625,6 +625,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 		return nil, err
 	}
 	t.wide = widen(t.nodes)
+	t.deriveOpacity()
 	return t, nil
 }
 

@@ -41,9 +41,11 @@ type instance struct {
 type TLAS struct {
 	flags     BuildFlags
 	instances []instance
-	nodes     []node   // binary BVH (canonical)
-	wide      []node4  // derived by widen; traversal walks it
-	order     []uint32 // leaf slot -> instance index
+	nodes     []node  // binary BVH (canonical)
+	wide      []node4 // derived by widen; traversal walks it
+	// opaqueOnly caches OpaqueTrianglesOnly.
+	opaqueOnly bool
+	order      []uint32 // leaf slot -> instance index
 }
 
 // BuildTLAS builds a top-level acceleration structure
@@ -114,6 +116,7 @@ func (t *TLAS) build() {
 	p.maxLeaf = 1 // traversal enters one instance per leaf
 	t.nodes, t.order = buildBVH(refs, p)
 	t.wide = widen(t.nodes)
+	t.deriveOpacity()
 }
 
 // Bounds returns the world-space box around every active instance.

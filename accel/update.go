@@ -288,6 +288,7 @@ func (t *TLAS) apply(prep []instance) {
 		refit(t.nodes, t.slotBox)
 		t.wide = widen(t.nodes) // traversal walks the wide form
 	}
+	t.deriveOpacity()
 }
 
 // slotBox returns the world bounds of the instance in leaf slot s.
