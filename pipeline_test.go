@@ -545,3 +545,37 @@ func sqrt32(x float32) float32 {
 }
 
 var _ = context.Background
+
+// "Collections": a collection of shaders and hit groups can be linked into
+// several pipelines, and a pipeline's own hit group may use a collection's
+// shaders.
+func TestCollectionsAreReusableAcrossPipelines(t *testing.T) {
+	lib := &Collection{
+		Shaders:   []Shader{ClosestHit("lib-chs", func(c *Context, p *recPayload, _ *attrs) { p.Record = 42 })},
+		HitGroups: []HitGroup{{Name: "lib-hg", ClosestHit: "lib-chs"}},
+	}
+	tlas := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 2), nil)), vec.Identity3x4, 0))
+	for _, group := range []string{"lib-hg", "own-hg"} {
+		var got recPayload
+		p, err := NewPipeline(PipelineDesc{
+			Collections: []*Collection{lib},
+			Shaders: []Shader{RayGeneration("rg", func(c *Context) {
+				TraceRay(c, tlas, 0, 0xff, 0, 0, 0, rayAt(0.5, 0.5), &got)
+			})},
+			HitGroups:      []HitGroup{{Name: "own-hg", ClosestHit: "lib-chs"}},
+			PipelineConfig: PipelineConfig{MaxTraceRecursionDepth: 1},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &rig{t: t, p: p}
+		r.hit = r.table(group)
+		r.mustDispatch("rg", 1, 1, nil)
+		if got.Record != 42 {
+			t.Fatalf("hit group %s: record %d, want the collection's shader to run", group, got.Record)
+		}
+	}
+	if _, err := NewPipeline(PipelineDesc{Collections: []*Collection{lib, lib}}); err == nil {
+		t.Fatal("the same collection twice: duplicate exports accepted")
+	}
+}
