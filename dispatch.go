@@ -2,7 +2,6 @@ package raypipe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -352,6 +351,3 @@ func (w *worker) invoke(parent, c *Context, s *Shader, payload, attr unsafe.Poin
 	}()
 	s.Entry(c, payload, attr)
 }
-
-// errorsIs is errors.Is, named for tests' readability.
-var errorsIs = errors.Is

@@ -7,20 +7,19 @@ import (
 
 // Causes of a *DispatchError, for errors.Is.
 var (
-	ErrRecursionLimit     = errors.New("trace recursion deeper than MaxTraceRecursionDepth")
-	ErrStackOverflow      = errors.New("pipeline stack size exceeded")
-	ErrCallableNesting    = errors.New("callable shaders nested deeper than MaxCallableNesting")
-	ErrTypeMismatch       = errors.New("payload, attribute or parameter type mismatch")
-	ErrSystemValue        = errors.New("system value not available in this shader stage")
-	ErrIntrinsicStage     = errors.New("intrinsic not available in this shader stage")
-	ErrRecordOutOfRange   = errors.New("shader record index beyond its table")
-	ErrHitGroupType       = errors.New("hit group type does not match the geometry")
-	ErrShaderIdentifier   = errors.New("invalid shader identifier")
-	ErrInvalidArgument    = errors.New("invalid argument")
-	ErrShaderPanic        = errors.New("shader panicked")
-	ErrDispatchInvalid    = errors.New("invalid dispatch")
-	errDispatchCancelled  = errors.New("dispatch cancelled")
-	errAnotherWorkerError = errors.New("stopped by another worker's error")
+	ErrRecursionLimit    = errors.New("trace recursion deeper than MaxTraceRecursionDepth")
+	ErrStackOverflow     = errors.New("pipeline stack size exceeded")
+	ErrCallableNesting   = errors.New("callable shaders nested deeper than MaxCallableNesting")
+	ErrTypeMismatch      = errors.New("payload, attribute or parameter type mismatch")
+	ErrSystemValue       = errors.New("system value not available in this shader stage")
+	ErrIntrinsicStage    = errors.New("intrinsic not available in this shader stage")
+	ErrRecordOutOfRange  = errors.New("shader record index beyond its table")
+	ErrHitGroupType      = errors.New("hit group type does not match the geometry")
+	ErrShaderIdentifier  = errors.New("invalid shader identifier")
+	ErrInvalidArgument   = errors.New("invalid argument")
+	ErrShaderPanic       = errors.New("shader panicked")
+	ErrDispatchInvalid   = errors.New("invalid dispatch")
+	errDispatchCancelled = errors.New("dispatch cancelled")
 )
 
 // DispatchError is a spec violation or shader panic inside a dispatch. It

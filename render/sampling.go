@@ -98,7 +98,6 @@ func (a rgb) mul(b rgb) rgb       { return rgb{a[0] * b[0], a[1] * b[1], a[2] * 
 func (a rgb) add(b rgb) rgb       { return rgb{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
 func (a rgb) scale(s float32) rgb { return rgb{a[0] * s, a[1] * s, a[2] * s} }
 func (a rgb) maxComp() float32    { return max(a[0], a[1], a[2]) }
-func (a rgb) luminance() float32  { return 0.2126*a[0] + 0.7152*a[1] + 0.0722*a[2] }
 func (a rgb) isBlack() bool       { return a[0] == 0 && a[1] == 0 && a[2] == 0 }
 func (a rgb) finite() bool {
 	for _, v := range a {
