@@ -579,3 +579,34 @@ func TestCollectionsAreReusableAcrossPipelines(t *testing.T) {
 		t.Fatal("the same collection twice: duplicate exports accepted")
 	}
 }
+
+// DispatchRays rejects bad descriptions before running anything, with an
+// error that says which table and what is wrong.
+func TestDispatchRaysRejectsBadDescriptions(t *testing.T) {
+	type pl struct{ N int }
+	r := newRig(t, 1, []Shader{
+		RayGeneration("rg", func(c *Context) {}),
+		Miss("miss", func(c *Context, p *pl) {}),
+	}, nil)
+	other := newRig(t, 1, []Shader{RayGeneration("rg", func(c *Context) {})}, nil)
+	rg := r.table("rg")
+	cases := []struct {
+		name string
+		d    DispatchRaysDesc
+		want string
+	}{
+		{"range beyond buffer", DispatchRaysDesc{RayGeneration: rg, Miss: ShaderTable{Data: make([]byte, 64), Start: 32, Size: 64, Stride: 32}, Width: 1, Height: 1}, "miss table: range"},
+		{"stride alignment", DispatchRaysDesc{RayGeneration: rg, HitGroup: ShaderTable{Data: make([]byte, 96), Size: 96, Stride: 40}, Width: 1, Height: 1}, "not a multiple of 16"},
+		{"table smaller than an identifier", DispatchRaysDesc{RayGeneration: rg, Callable: ShaderTable{Data: make([]byte, 16), Size: 16}, Width: 1, Height: 1}, "smaller than one shader identifier"},
+		{"no ray generation record", DispatchRaysDesc{Width: 1, Height: 1}, "no ray generation record"},
+		{"miss shader as ray generation", DispatchRaysDesc{RayGeneration: r.table("miss"), Width: 1, Height: 1}, "does not name a ray generation shader"},
+		{"identifier of another pipeline", DispatchRaysDesc{RayGeneration: other.table("rg"), Width: 1, Height: 1}, "does not belong to this pipeline"},
+		{"too many invocations", DispatchRaysDesc{RayGeneration: rg, Width: 1 << 16, Height: 1 << 16}, "exceed"},
+	}
+	for _, cs := range cases {
+		_, err := r.p.DispatchRays(context.Background(), cs.d, nil)
+		if err == nil || !strings.Contains(err.Error(), cs.want) || !errors.Is(err, ErrDispatchInvalid) {
+			t.Errorf("%s: err = %v, want ErrDispatchInvalid mentioning %q", cs.name, err, cs.want)
+		}
+	}
+}
