@@ -610,3 +610,21 @@ func TestDispatchRaysRejectsBadDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// The reverse of a procedural hit group on triangles: a triangle hit group
+// selected for a procedural primitive is an error too.
+func TestTriangleHitGroupOnProceduralIsAnError(t *testing.T) {
+	box := mustBLAS(t, 0, accel.AABBGeometry([]accel.AABB{{Min: vec.V3(-1, -1, 4), Max: vec.V3(1, 1, 6)}}))
+	tlas := mustTLAS(t, place(box, vec.Identity3x4, 0))
+	r := newRig(t, 1, []Shader{
+		RayGeneration("rg", func(c *Context) {
+			var p recPayload
+			TraceRay(c, tlas, 0, 0xff, 0, 0, 0, rayAt(0, 0), &p)
+		}),
+		ClosestHit("chs", func(c *Context, p *recPayload, _ *attrs) {}),
+	}, []HitGroup{{Name: "tri", ClosestHit: "chs"}})
+	r.hit = r.table("tri")
+	if _, err := r.dispatch("rg", 1, 1, nil); !errors.Is(err, ErrHitGroupType) {
+		t.Fatalf("err = %v, want ErrHitGroupType", err)
+	}
+}
