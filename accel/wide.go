@@ -121,17 +121,17 @@ func (w *node4) set(i int, b *AABB, ref uint32) {
 // the same robust slab test as rayBox.hit, and returns a bit mask of the
 // children hit and their entry distances.
 func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
-	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
-	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
-	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
-	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
-	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	if r.finite {
 		if useSIMD {
 			return r.hit4SIMD(n, tMin, tMax, near)
 		}
 		return r.hit4Finite(n, tMin, tMax, near)
 	}
+	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
+	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
+	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	for i := 0; i < 4; i++ {
 		nr, fr := tMin, tMax
 		if t := (lx[i] - ox) * ix; t > nr {
@@ -160,22 +160,30 @@ func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint
 	return mask
 }
 
-// hit4Finite is hit4 for rays whose slab distances cannot be NaN: the
-// min/max builtins give the same answers as the comparisons, without
-// branches.
+// hit4Finite is hit4 for rays whose slab distances cannot be NaN, without
+// branches. The min builtin on floats costs a few instructions more than
+// one MINSS (NaN and signed-zero semantics), max a few more still (it
+// negates around a min), so the near distance is computed negated with min
+// only: (o-l)*inv is exactly -((l-o)*inv), as IEEE subtraction and
+// multiplication are symmetric under negation, and max(a, b) = -min(-a, -b)
+// up to the sign of a zero result, which no comparison sees.
 func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
 	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	negMin := -tMin
 	for i := 0; i < 4; i++ {
-		nr := max(tMin, (lx[i]-ox)*ix, (ly[i]-oy)*iy, (lz[i]-oz)*iz)
+		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
 		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
+		nr := -nn
 		near[i] = nr
+		var bit uint
 		if nr <= fr*robustScale {
-			mask |= 1 << i
+			bit = 1
 		}
+		mask |= bit << i
 	}
 	return mask
 }
