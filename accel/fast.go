@@ -1,6 +1,11 @@
 package accel
 
-import "github.com/raypipe/raypipe/vec"
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
+)
 
 // The fast path of the plain queries (Intersect, Occluded): when no ray
 // flag can reject a triangle candidate, every triangle hit is committed, so
@@ -35,12 +40,26 @@ func (o *objectRay) setup(in *instance, r *Ray) {
 	o.wt.setup(o.org, o.dir)
 }
 
+// ld loads the float32 at p+off.
+func ld(p unsafe.Pointer, off uintptr) float32 { return *(*float32)(unsafe.Add(p, off)) }
+
+func b2u(b bool) uint {
+	var u uint
+	if b {
+		u = 1
+	}
+	return u
+}
+
 // walk traces the BLAS for o over (tMin, *tMax), shrinking *tMax to each
 // hit it commits into h. With first it stops at the first hit.
 func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
 	near, ok := o.rb.hit(&b.nodes[0].bounds, tMin, *tMax)
 	if !ok {
 		return false
+	}
+	if o.rb.finite && !useSIMD {
+		return b.walkFinite(o, tMin, tMax, first, h, near)
 	}
 	var stack [stackSize4]stackEntry
 	stack[0] = stackEntry{0, near}
@@ -72,6 +91,116 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 		}
 	}
 	return found
+}
+
+// walkFinite is walk for rays whose slab distances cannot be NaN
+// (rayBox.finite), with the slab test of hit4Finite and the ordering of
+// pushChildren written into the loop. It visits the same nodes in the same
+// order: the nearest hit child, which pushChildren would push last and walk
+// would pop at once, is continued with directly, under the same e.near >
+// tMax check.
+func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, rootNear float32) bool {
+	var stack [stackSize4]stackEntry
+	sp := 0
+	found := false
+	wide, tris := b.wide, b.tris
+	r := &o.rb
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	// Byte offsets of the near and far rows of each axis in node4.b.
+	const row = unsafe.Sizeof([4]float32{})
+	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
+	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
+	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
+	negMin := -tMin
+	tm := *tMax
+	cur := stackEntry{0, rootNear}
+	if cur.near > tm {
+		return false
+	}
+	for {
+		if !isLeafRef(cur.node) {
+			n := &wide[cur.node]
+			p := unsafe.Pointer(&n.b)
+			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
+			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
+			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
+			var near [4]float32
+			var mask uint
+			for i := 0; i < 4; i++ {
+				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+				fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+				near[i] = nr
+				mask |= b2u(nr <= fr*robustScale) << i
+			}
+			if mask != 0 {
+				i0 := bits.TrailingZeros(mask)
+				m := mask & (mask - 1)
+				if m == 0 {
+					cur = stackEntry{n.ref[i0&3], near[i0&3]}
+				} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
+					a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+					if c.near < a.near {
+						a, c = c, a
+					}
+					stack[sp] = c
+					sp++
+					cur = a
+				} else {
+					// Insertion sort by distance, stable in child order.
+					var e [4]stackEntry
+					k := 0
+					for i := 0; i < 4; i++ {
+						if mask&(1<<i) == 0 {
+							continue
+						}
+						x := stackEntry{n.ref[i], near[i]}
+						j := k
+						for j > 0 && e[j-1].near > x.near {
+							e[j] = e[j-1]
+							j--
+						}
+						e[j] = x
+						k++
+					}
+					for j := k - 1; j > 0; j-- {
+						stack[sp] = e[j]
+						sp++
+					}
+					cur = e[0]
+				}
+				if cur.near <= tm {
+					continue
+				}
+			}
+		} else {
+			lo, hi := leafRange(cur.node)
+			for s := lo; s < hi; s++ {
+				t, u, v, front, ok := o.wt.intersect(&tris[s], tMin, tm)
+				if !ok {
+					continue
+				}
+				tm = t
+				*h = fastHit{t, u, v, s, front}
+				found = true
+				if first {
+					*tMax = tm
+					return true
+				}
+			}
+		}
+		for {
+			if sp == 0 {
+				*tMax = tm
+				return found
+			}
+			sp--
+			cur = stack[sp]
+			if cur.near <= tm {
+				break
+			}
+		}
+	}
 }
 
 func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {

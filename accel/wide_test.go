@@ -153,15 +153,22 @@ func TestFastPathMatchesTraversal(t *testing.T) {
 		if occ := tl.Occluded(r, flags, mask); occ != wok {
 			t.Fatalf("TLAS ray %d: fast Occluded %v, traversal %v", i, occ, wok)
 		}
+		// The first hit found is the same hit: same order of nodes.
+		if got, gok := tl.Intersect(r, flags|RayFlagAcceptFirstHitAndEndSearch, mask); gok != wok || got != want {
+			t.Fatalf("TLAS ray %d: fast first hit %v %+v, traversal %v %+v", i, gok, got, wok, want)
+		}
 		b := blases[i%3]
 		want, wok = traverseClosest(nil, b, r, flags, 0)
 		got, gok = b.Intersect(r, flags)
 		if wok != gok || got != want {
 			t.Fatalf("BLAS ray %d: fast %v %+v, traversal %v %+v", i, gok, got, wok, want)
 		}
-		_, wok = traverseClosest(nil, b, r, flags|RayFlagAcceptFirstHitAndEndSearch, 0)
+		want, wok = traverseClosest(nil, b, r, flags|RayFlagAcceptFirstHitAndEndSearch, 0)
 		if occ := b.Occluded(r, flags); occ != wok {
 			t.Fatalf("BLAS ray %d: fast Occluded %v, traversal %v", i, occ, wok)
+		}
+		if got, gok := b.Intersect(r, flags|RayFlagAcceptFirstHitAndEndSearch); gok != wok || got != want {
+			t.Fatalf("BLAS ray %d: fast first hit %v %+v, traversal %v %+v", i, gok, got, wok, want)
 		}
 	}
 	if hits < 400 {
