@@ -99,10 +99,48 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 // order: the nearest hit child, which pushChildren would push last and walk
 // would pop at once, is continued with directly, under the same e.near >
 // tMax check.
+//
+// It starts on a small stack, which Go zeroes at every call for less than
+// the full one; a walk that outgrows it goes on in walkFiniteDeep.
 func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, rootNear float32) bool {
+	if rootNear > *tMax {
+		return false
+	}
+	var stack [smallStack]stackEntry
+	st := walkState{cur: stackEntry{0, rootNear}}
+	if b.walkFiniteOn(o, tMin, tMax, first, h, &st, stack[:]) {
+		return st.found
+	}
+	return b.walkFiniteDeep(o, tMin, tMax, first, h, &st, stack[:st.sp])
+}
+
+// smallStack is the stack of walkFinite before it needs the full one: 3 per
+// wide level of a tree 21 levels deep.
+const smallStack = 64
+
+// walkState is where walkFiniteOn stopped: the node it was about to test,
+// the stack height and whether it has committed a hit.
+type walkState struct {
+	cur   stackEntry
+	sp    int
+	found bool
+}
+
+//go:noinline
+func (b *BLAS) walkFiniteDeep(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, small []stackEntry) bool {
 	var stack [stackSize4]stackEntry
-	sp := 0
-	found := false
+	copy(stack[:], small)
+	b.walkFiniteOn(o, tMin, tMax, first, h, st, stack[:])
+	return st.found
+}
+
+// walkFiniteOn runs walkFinite from st on stack (holding st.sp entries);
+// st.cur has passed the e.near > tMax check.
+// It returns false, with st and *tMax saved, when an inner node could
+// overflow stack.
+func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
+	sp := st.sp
+	found := st.found
 	wide, tris := b.wide, b.tris
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
@@ -114,12 +152,14 @@ func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool,
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
 	tm := *tMax
-	cur := stackEntry{0, rootNear}
-	if cur.near > tm {
-		return false
-	}
+	cur := st.cur // passed the e.near > tMax check
 	for {
 		if !isLeafRef(cur.node) {
+			if sp > len(stack)-3 {
+				st.cur, st.sp, st.found = cur, sp, found
+				*tMax = tm
+				return false
+			}
 			n := &wide[cur.node]
 			p := unsafe.Pointer(&n.b)
 			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
@@ -185,6 +225,7 @@ func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool,
 				found = true
 				if first {
 					*tMax = tm
+					st.found = true
 					return true
 				}
 			}
@@ -192,7 +233,8 @@ func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool,
 		for {
 			if sp == 0 {
 				*tMax = tm
-				return found
+				st.found = found
+				return true
 			}
 			sp--
 			cur = stack[sp]

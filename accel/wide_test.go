@@ -175,3 +175,50 @@ func TestFastPathMatchesTraversal(t *testing.T) {
 		t.Fatalf("only %d hits: test too weak", hits)
 	}
 }
+
+// TestWalkFiniteResumesOnDeepStack forces walkFinite's move to the full
+// stack at every few levels and checks that the walk gives the same hits.
+func TestWalkFiniteResumesOnDeepStack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	pos, idx := randomSoup(rng, 3000, 0.2)
+	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := 0
+	for i := 0; i < 2000; i++ {
+		r := Ray{Origin: randVec(rng, 2), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
+		first := i%3 == 0
+		var o objectRay
+		o.setup(&b.self, &r)
+		if !o.rb.finite {
+			continue
+		}
+		near, ok := o.rb.hit(&b.nodes[0].bounds, r.TMin, r.TMax)
+		if !ok {
+			continue
+		}
+		wantT := r.TMax
+		var want fastHit
+		wok := b.walkFinite(&o, r.TMin, &wantT, first, &want, near)
+		for _, k := range []int{3, 4, 6} {
+			gotT := r.TMax
+			var got fastHit
+			st := walkState{cur: stackEntry{0, near}}
+			small := make([]stackEntry, k)
+			gok := b.walkFiniteOn(&o, r.TMin, &gotT, first, &got, &st, small)
+			if !gok {
+				resumed++
+				gok = b.walkFiniteDeep(&o, r.TMin, &gotT, first, &got, &st, small[:st.sp])
+			} else {
+				gok = st.found
+			}
+			if gok != wok || got != want || gotT != wantT {
+				t.Fatalf("ray %d, stack %d: %v %+v, want %v %+v", i, k, gok, got, wok, want)
+			}
+		}
+	}
+	if resumed < 100 {
+		t.Fatalf("only %d resumed walks: test too weak", resumed)
+	}
+}
