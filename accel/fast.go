@@ -303,6 +303,153 @@ func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 	return makeHit(&t.instances[bestIdx], bestIdx, &best, &h, flags), true
 }
 
+// occludes reports whether o hits a triangle of b in (tMin, tMax), as walk
+// with first would. A yes/no answer does not depend on the order in which
+// nodes are visited, so children are taken in child order, unsorted, and
+// the stack holds no distances (tMax never shrinks before the answer).
+func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
+	if _, ok := o.rb.hit(&b.nodes[0].bounds, tMin, tMax); !ok {
+		return false
+	}
+	if o.rb.finite && !useSIMD {
+		return b.occludesFinite(o, tMin, tMax)
+	}
+	var stack [stackSize4]uint32
+	sp := 0
+	cur := uint32(0)
+	wide, tris := b.wide, b.tris
+	for {
+		if !isLeafRef(cur) {
+			var near [4]float32
+			n := &wide[cur]
+			if mask := o.rb.hit4(n, tMin, tMax, &near); mask != 0 {
+				for m := mask & (mask - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					sp++
+				}
+				cur = n.ref[bits.TrailingZeros(mask)&3]
+				continue
+			}
+		} else {
+			lo, hi := leafRange(cur)
+			for s := lo; s < hi; s++ {
+				if _, _, _, _, ok := o.wt.intersect(&tris[s], tMin, tMax); ok {
+					return true
+				}
+			}
+		}
+		if sp == 0 {
+			return false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+// occludesFinite is occludes for rays whose slab distances cannot be NaN,
+// with the slab test of hit4Finite written into the loop.
+func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
+	var stack [stackSize4]uint32
+	sp := 0
+	cur := uint32(0)
+	wide, tris := b.wide, b.tris
+	r := &o.rb
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	const row = unsafe.Sizeof([4]float32{})
+	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
+	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
+	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
+	negMin := -tMin
+	for {
+		if !isLeafRef(cur) {
+			n := &wide[cur]
+			p := unsafe.Pointer(&n.b)
+			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
+			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
+			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
+			var mask uint
+			for i := 0; i < 4; i++ {
+				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+				fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+				mask |= b2u(nr <= fr*robustScale) << i
+			}
+			if mask != 0 {
+				for m := mask & (mask - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					sp++
+				}
+				cur = n.ref[bits.TrailingZeros(mask)&3]
+				continue
+			}
+		} else {
+			lo, hi := leafRange(cur)
+			for s := lo; s < hi; s++ {
+				if _, _, _, _, ok := o.wt.intersect(&tris[s], tMin, tMax); ok {
+					return true
+				}
+			}
+		}
+		if sp == 0 {
+			return false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+func (b *BLAS) occludedFast(r Ray) bool {
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return false
+	}
+	var o objectRay
+	o.setup(&b.self, &r)
+	return b.occludes(&o, r.TMin, r.TMax)
+}
+
+func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
+	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return false
+	}
+	var world rayBox
+	world.setup(r.Origin, r.Direction)
+	if _, ok := world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); !ok {
+		return false
+	}
+	var stack [stackSize4]uint32
+	sp := 0
+	cur := uint32(0)
+	var o objectRay
+	for {
+		if !isLeafRef(cur) {
+			var near [4]float32
+			n := &t.wide[cur]
+			if m4 := world.hit4(n, r.TMin, r.TMax, &near); m4 != 0 {
+				for m := m4 & (m4 - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					sp++
+				}
+				cur = n.ref[bits.TrailingZeros(m4)&3]
+				continue
+			}
+		} else {
+			leaf, _ := leafRange(cur)
+			in := &t.instances[t.order[leaf]]
+			if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
+				o.setup(in, &r)
+				if in.blas.occludes(&o, r.TMin, r.TMax) {
+					return true
+				}
+			}
+		}
+		if sp == 0 {
+			return false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
 // makeHit builds the committed Hit as Traversal.setCandidate would.
 func makeHit(in *instance, idx uint32, o *objectRay, h *fastHit, flags RayFlags) Hit {
 	b := in.blas
