@@ -58,7 +58,7 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 	if !ok {
 		return false
 	}
-	if o.rb.finite && !useSIMD {
+	if o.rb.finite {
 		return b.walkFinite(o, tMin, tMax, first, h, near)
 	}
 	var stack [stackSize4]stackEntry
@@ -167,11 +167,15 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
 			var near [4]float32
 			var mask uint
-			for i := 0; i < 4; i++ {
-				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-				fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-				near[i] = nr
-				mask |= b2u(nr <= fr*robustScale) << i
+			if useSIMD {
+				mask = r.hit4SIMD(n, tMin, tm, &near)
+			} else {
+				for i := 0; i < 4; i++ {
+					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+					fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					near[i] = nr
+					mask |= b2u(nr <= fr*robustScale) << i
+				}
 			}
 			if mask != 0 {
 				i0 := bits.TrailingZeros(mask)
@@ -311,7 +315,7 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 	if _, ok := o.rb.hit(&b.nodes[0].bounds, tMin, tMax); !ok {
 		return false
 	}
-	if o.rb.finite && !useSIMD {
+	if o.rb.finite {
 		return b.occludesFinite(o, tMin, tMax)
 	}
 	var stack [stackSize4]uint32
@@ -369,10 +373,15 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
 			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
 			var mask uint
-			for i := 0; i < 4; i++ {
-				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-				fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-				mask |= b2u(nr <= fr*robustScale) << i
+			if useSIMD {
+				var near [4]float32
+				mask = r.hit4SIMD(n, tMin, tMax, &near)
+			} else {
+				for i := 0; i < 4; i++ {
+					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+					fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					mask |= b2u(nr <= fr*robustScale) << i
+				}
 			}
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
