@@ -119,7 +119,10 @@ func (w *node4) set(i int, b *AABB, ref uint32) {
 
 // hit4 tests the four children of n against the ray over [tMin, tMax] with
 // the same robust slab test as rayBox.hit, and returns a bit mask of the
-// children hit and their entry distances.
+// children hit and their entry distances. Unused slots are never hit.
+// (Rays with NaN slab distances, e.g. an object-space direction that
+// overflowed to infinity, take the loop below; finite ones cannot hit an
+// empty box: its entry distance is +Inf and its exit -Inf.)
 func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
 	if r.finite {
 		if useSIMD {
@@ -153,7 +156,9 @@ func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint
 			fr = t
 		}
 		near[i] = nr
-		if nr <= fr*robustScale {
+		// NaN slab distances count as inside, so an unused slot (an
+		// empty box) can pass here: test its reference too.
+		if nr <= fr*robustScale && n.ref[i] != emptyRef {
 			mask |= 1 << i
 		}
 	}
