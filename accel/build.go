@@ -31,18 +31,22 @@ type buildParams struct {
 	bins    int // bins per axis
 	maxLeaf int // most primitives per leaf
 	// traversalCost is the SAH cost of an inner node relative to one
-	// primitive test.
+	// primitive test. Traversal walks the 4-wide tree, testing four boxes
+	// per node, and a box test costs about as much as a triangle test:
+	// measured on 100k-triangle scenes, 3 gives larger leaves (3 to 4.5
+	// triangles on average instead of 1.3 to 2), a third fewer wide nodes,
+	// faster builds and faster incoherent and shadow rays than 1.
 	traversalCost float32
 }
 
 func paramsFor(flags BuildFlags) buildParams {
 	switch {
 	case flags&BuildPreferFastBuild != 0:
-		return buildParams{bins: 8, maxLeaf: 8, traversalCost: 1}
+		return buildParams{bins: 8, maxLeaf: 8, traversalCost: 3}
 	case flags&BuildMinimizeMemory != 0:
 		return buildParams{bins: 16, maxLeaf: 8, traversalCost: 2}
 	}
-	return buildParams{bins: 32, maxLeaf: 4, traversalCost: 1}
+	return buildParams{bins: 32, maxLeaf: 4, traversalCost: 3}
 }
 
 const (
