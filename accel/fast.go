@@ -170,7 +170,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			if useSIMD {
 				mask = r.hit4SIMD(n, tMin, tm, &near)
 			} else {
-				for i := 0; i < 4; i++ {
+				for i := 0; i < int(n.n&7) && i < 4; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
 					fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
 					near[i] = nr
@@ -377,7 +377,7 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 				var near [4]float32
 				mask = r.hit4SIMD(n, tMin, tMax, &near)
 			} else {
-				for i := 0; i < 4; i++ {
+				for i := 0; i < int(n.n&7) && i < 4; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
 					fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
 					mask |= b2u(nr <= fr*robustScale) << i

@@ -16,7 +16,10 @@ import (
 type node4 struct {
 	b   [6][4]float32
 	ref [4]uint32 // child reference: a node4 index, or a leaf (leafRef)
-	_   [4]uint32 // pad to 128 bytes: two cache lines
+	// n is the number of used slots, which come first: the scalar slab
+	// loops skip the others (half the nodes have two children).
+	n uint32
+	_ [3]uint32 // pad to 128 bytes: two cache lines
 }
 
 const (
@@ -53,6 +56,7 @@ func widen(nodes []node) []node4 {
 		w.clear()
 		if root.isLeaf() {
 			w.set(0, &root.bounds, leafRef(root.first, root.count))
+			w.n = 1
 		}
 		return append(out, w)
 	}
@@ -95,6 +99,7 @@ func widen(nodes []node) []node4 {
 			}
 			out[idx].set(i, &c.bounds, ref)
 		}
+		out[idx].n = uint32(nk)
 		return idx
 	}
 	rec(0)
@@ -179,7 +184,7 @@ func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mas
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	negMin := -tMin
-	for i := 0; i < 4; i++ {
+	for i := 0; i < int(n.n&7) && i < 4; i++ {
 		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
 		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
 		nr := -nn

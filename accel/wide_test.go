@@ -36,6 +36,11 @@ func checkWide(wide []node4, prims int, box func(uint32) AABB) error {
 		}
 		n := &wide[ref]
 		for i := 0; i < 4; i++ {
+			if (n.ref[i] != emptyRef) != (uint32(i) < n.n) {
+				return treeError("wide node's used slots are not the first n")
+			}
+		}
+		for i := 0; i < 4; i++ {
 			cb := AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])}
 			if n.ref[i] == emptyRef {
 				if !cb.IsEmpty() {
