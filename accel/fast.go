@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -38,6 +39,42 @@ func (o *objectRay) setup(in *instance, r *Ray) {
 	o.dir = m.TransformVector(r.Direction)
 	o.rb.setup(o.org, o.dir)
 	o.wt.setup(o.org, o.dir)
+}
+
+// setupSelf is setup for a BLAS's own identity instance, without the
+// matrix products.
+func (o *objectRay) setupSelf(r *Ray) {
+	o.org = identityPoint(r.Origin)
+	o.dir = identityVector(r.Direction)
+	o.rb.setup(o.org, o.dir)
+	o.wt.setup(o.org, o.dir)
+}
+
+// identityPoint returns vec.Identity3x4.TransformPoint(p) bit for bit for
+// finite p (rayUsable rays): each component is x*1 + y*0 + z*0 + 0, which
+// is x, except that a zero comes out +0 (the last term is +0).
+func identityPoint(p vec.Vec3) vec.Vec3 { return vec.V3(p.X+0, p.Y+0, p.Z+0) }
+
+// identityVector returns vec.Identity3x4.TransformVector(d) bit for bit for
+// finite d: each component is a sum of the component and two zeros whose
+// signs are those of the other components, so a nonzero component is kept
+// and a zero one is -0 only when all three components have the sign bit.
+func identityVector(d vec.Vec3) vec.Vec3 {
+	neg := math.Signbit(float64(d.X)) && math.Signbit(float64(d.Y)) && math.Signbit(float64(d.Z))
+	z := float32(0)
+	if neg {
+		z = float32(math.Copysign(0, -1))
+	}
+	if d.X == 0 {
+		d.X = z
+	}
+	if d.Y == 0 {
+		d.Y = z
+	}
+	if d.Z == 0 {
+		d.Z = z
+	}
+	return d
 }
 
 // ld loads the float32 at p+off.
@@ -254,7 +291,7 @@ func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {
 		return Hit{}, false
 	}
 	var o objectRay
-	o.setup(&b.self, &r)
+	o.setupSelf(&r)
 	tMax := r.TMax
 	var h fastHit
 	if !b.walk(&o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, &h) {
@@ -412,7 +449,7 @@ func (b *BLAS) occludedFast(r Ray) bool {
 		return false
 	}
 	var o objectRay
-	o.setup(&b.self, &r)
+	o.setupSelf(&r)
 	return b.occludes(&o, r.TMin, r.TMax)
 }
 

@@ -227,3 +227,33 @@ func TestWalkFiniteResumesOnDeepStack(t *testing.T) {
 		t.Fatalf("only %d resumed walks: test too weak", resumed)
 	}
 }
+
+// The fast path's identity instance skips the matrix products: it must give
+// the products' results bit for bit, signed zeros included.
+func TestIdentityTransformShortcutIsExact(t *testing.T) {
+	nz := float32(math.Copysign(0, -1))
+	vals := []float32{0, nz, 1, -1, 0.3, -2.5e-38, 1e-45, -1e-45, 3e38, -3e38}
+	rng := rand.New(rand.NewPCG(31, 32))
+	for i := 0; i < 200; i++ {
+		vals = append(vals, float32(rng.NormFloat64()))
+	}
+	m := vec.Identity3x4
+	bitsOf := func(v vec.Vec3) [3]uint32 {
+		return [3]uint32{math.Float32bits(v.X), math.Float32bits(v.Y), math.Float32bits(v.Z)}
+	}
+	for _, x := range vals[:14] {
+		for _, y := range vals[:14] {
+			for _, z := range vals {
+				v := vec.V3(x, y, z)
+				for _, w := range []vec.Vec3{v, vec.V3(y, z, x), vec.V3(z, x, y)} {
+					if got, want := identityPoint(w), m.TransformPoint(w); bitsOf(got) != bitsOf(want) {
+						t.Fatalf("point %v: %v, want %v", w, got, want)
+					}
+					if got, want := identityVector(w), m.TransformVector(w); bitsOf(got) != bitsOf(want) {
+						t.Fatalf("vector %v: %v, want %v", w, got, want)
+					}
+				}
+			}
+		}
+	}
+}
