@@ -147,8 +147,19 @@ type binScratch struct {
 }
 
 func (b *binBox) add(a *bref) {
-	b.minX, b.minY, b.minZ = min(b.minX, a.minX), min(b.minY, a.minY), min(b.minZ, a.minZ)
-	b.nmaxX, b.nmaxY, b.nmaxZ = min(b.nmaxX, a.nmaxX), min(b.nmaxY, a.nmaxY), min(b.nmaxZ, a.nmaxZ)
+	b.addv(a.minX, a.minY, a.minZ, a.nmaxX, a.nmaxY, a.nmaxZ)
+}
+
+// addv grows b by a box given as scalars. One statement per field: a
+// multiple assignment keeps every field's address live at once, which
+// spills registers.
+func (b *binBox) addv(x0, y0, z0, nx1, ny1, nz1 float32) {
+	b.minX = min(b.minX, x0)
+	b.minY = min(b.minY, y0)
+	b.minZ = min(b.minZ, z0)
+	b.nmaxX = min(b.nmaxX, nx1)
+	b.nmaxY = min(b.nmaxY, ny1)
+	b.nmaxZ = min(b.nmaxZ, nz1)
 }
 
 func (b *binBox) union(a *binBox) {
@@ -284,14 +295,15 @@ func (b *builder) findSplit(refs []bref, bounds *binBox, cb *centroids, sc *binS
 	}
 	for i := range refs {
 		bx := &refs[i]
-		jx := bn.index(bx.minX-bx.nmaxX, 0)
-		jy := bn.index(bx.minY-bx.nmaxY, 1)
-		jz := bn.index(bx.minZ-bx.nmaxZ, 2)
-		boxes[0][jx].add(bx)
+		x0, y0, z0, nx1, ny1, nz1 := bx.minX, bx.minY, bx.minZ, bx.nmaxX, bx.nmaxY, bx.nmaxZ
+		jx := bn.index(x0-nx1, 0)
+		jy := bn.index(y0-ny1, 1)
+		jz := bn.index(z0-nz1, 2)
+		boxes[0][jx].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[0][jx]++
-		boxes[1][jy].add(bx)
+		boxes[1][jy].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[1][jy]++
-		boxes[2][jz].add(bx)
+		boxes[2][jz].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[2][jz]++
 	}
 	for a := 0; a < 3; a++ {
