@@ -98,15 +98,17 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	if len(dec) > 0 {
 		b.typ = dec[0].typ
 	}
-	var refs []primRef
+	total := 0
 	for g := range dec {
 		d := &dec[g]
 		b.geoms[g] = geomInfo{flags: d.flags, prims: d.primCount(), hasTransform: d.hasTransform,
 			vertexFormat: d.vertexFormat, indexFormat: d.indexFormat, vertexCount: d.vertexCount,
 			indexCount: d.indexCount, indexHash: d.indexHash}
+		total += d.primCount()
 	}
 	type key struct{ g, p uint32 }
-	var keys []key
+	refs := make([]primRef, 0, total)
+	keys := make([]key, 0, total)
 	for g := range dec {
 		d := &dec[g]
 		for p := 0; p < d.primCount(); p++ {

@@ -1,6 +1,12 @@
 package accel
 
-import "github.com/raypipe/raypipe/vec"
+import (
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
+)
 
 // The fast path of the plain queries (Intersect, Occluded): when no ray
 // flag can reject a triangle candidate, every triangle hit is committed, so
@@ -35,12 +41,62 @@ func (o *objectRay) setup(in *instance, r *Ray) {
 	o.wt.setup(o.org, o.dir)
 }
 
+// setupSelf is setup for a BLAS's own identity instance, without the
+// matrix products.
+func (o *objectRay) setupSelf(r *Ray) {
+	o.org = identityPoint(r.Origin)
+	o.dir = identityVector(r.Direction)
+	o.rb.setup(o.org, o.dir)
+	o.wt.setup(o.org, o.dir)
+}
+
+// identityPoint returns vec.Identity3x4.TransformPoint(p) bit for bit for
+// finite p (rayUsable rays): each component is x*1 + y*0 + z*0 + 0, which
+// is x, except that a zero comes out +0 (the last term is +0).
+func identityPoint(p vec.Vec3) vec.Vec3 { return vec.V3(p.X+0, p.Y+0, p.Z+0) }
+
+// identityVector returns vec.Identity3x4.TransformVector(d) bit for bit for
+// finite d: each component is a sum of the component and two zeros whose
+// signs are those of the other components, so a nonzero component is kept
+// and a zero one is -0 only when all three components have the sign bit.
+func identityVector(d vec.Vec3) vec.Vec3 {
+	neg := math.Signbit(float64(d.X)) && math.Signbit(float64(d.Y)) && math.Signbit(float64(d.Z))
+	z := float32(0)
+	if neg {
+		z = float32(math.Copysign(0, -1))
+	}
+	if d.X == 0 {
+		d.X = z
+	}
+	if d.Y == 0 {
+		d.Y = z
+	}
+	if d.Z == 0 {
+		d.Z = z
+	}
+	return d
+}
+
+// ld loads the float32 at p+off.
+func ld(p unsafe.Pointer, off uintptr) float32 { return *(*float32)(unsafe.Add(p, off)) }
+
+func b2u(b bool) uint {
+	var u uint
+	if b {
+		u = 1
+	}
+	return u
+}
+
 // walk traces the BLAS for o over (tMin, *tMax), shrinking *tMax to each
 // hit it commits into h. With first it stops at the first hit.
 func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
 	near, ok := o.rb.hit(&b.nodes[0].bounds, tMin, *tMax)
 	if !ok {
 		return false
+	}
+	if o.rb.finite {
+		return b.walkFinite(o, tMin, tMax, first, h, near)
 	}
 	var stack [stackSize4]stackEntry
 	stack[0] = stackEntry{0, near}
@@ -74,12 +130,168 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 	return found
 }
 
+// walkFinite is walk for rays whose slab distances cannot be NaN
+// (rayBox.finite), with the slab test of hit4Finite and the ordering of
+// pushChildren written into the loop. It visits the same nodes in the same
+// order: the nearest hit child, which pushChildren would push last and walk
+// would pop at once, is continued with directly, under the same e.near >
+// tMax check.
+//
+// It starts on a small stack, which Go zeroes at every call for less than
+// the full one; a walk that outgrows it goes on in walkFiniteDeep.
+func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, rootNear float32) bool {
+	if rootNear > *tMax {
+		return false
+	}
+	var stack [smallStack]stackEntry
+	st := walkState{cur: stackEntry{0, rootNear}}
+	if b.walkFiniteOn(o, tMin, tMax, first, h, &st, stack[:]) {
+		return st.found
+	}
+	return b.walkFiniteDeep(o, tMin, tMax, first, h, &st, stack[:st.sp])
+}
+
+// smallStack is the stack of walkFinite before it needs the full one: 3 per
+// wide level of a tree 21 levels deep.
+const smallStack = 64
+
+// walkState is where walkFiniteOn stopped: the node it was about to test,
+// the stack height and whether it has committed a hit.
+type walkState struct {
+	cur   stackEntry
+	sp    int
+	found bool
+}
+
+//go:noinline
+func (b *BLAS) walkFiniteDeep(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, small []stackEntry) bool {
+	var stack [stackSize4]stackEntry
+	copy(stack[:], small)
+	b.walkFiniteOn(o, tMin, tMax, first, h, st, stack[:])
+	return st.found
+}
+
+// walkFiniteOn runs walkFinite from st on stack (holding st.sp entries);
+// st.cur has passed the e.near > tMax check.
+// It returns false, with st and *tMax saved, when an inner node could
+// overflow stack.
+func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
+	sp := st.sp
+	found := st.found
+	wide, tris := b.wide, b.tris
+	r := &o.rb
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	// Byte offsets of the near and far rows of each axis in node4.b.
+	const row = unsafe.Sizeof([4]float32{})
+	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
+	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
+	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
+	negMin := -tMin
+	tm := *tMax
+	cur := st.cur // passed the e.near > tMax check
+	for {
+		if !isLeafRef(cur.node) {
+			if sp > len(stack)-3 {
+				st.cur, st.sp, st.found = cur, sp, found
+				*tMax = tm
+				return false
+			}
+			n := &wide[cur.node]
+			p := unsafe.Pointer(&n.b)
+			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
+			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
+			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
+			var near [4]float32
+			var mask uint
+			if useSIMD {
+				mask = r.hit4SIMD(n, tMin, tm, &near)
+			} else {
+				for i := 0; i < int(n.n&7) && i < 4; i++ {
+					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+					fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					near[i] = nr
+					mask |= b2u(nr <= fr*robustScale) << i
+				}
+			}
+			if mask != 0 {
+				i0 := bits.TrailingZeros(mask)
+				m := mask & (mask - 1)
+				if m == 0 {
+					cur = stackEntry{n.ref[i0&3], near[i0&3]}
+				} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
+					a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+					if c.near < a.near {
+						a, c = c, a
+					}
+					stack[sp] = c
+					sp++
+					cur = a
+				} else {
+					// Insertion sort by distance, stable in child order.
+					var e [4]stackEntry
+					k := 0
+					for i := 0; i < 4; i++ {
+						if mask&(1<<i) == 0 {
+							continue
+						}
+						x := stackEntry{n.ref[i], near[i]}
+						j := k
+						for j > 0 && e[j-1].near > x.near {
+							e[j] = e[j-1]
+							j--
+						}
+						e[j] = x
+						k++
+					}
+					for j := k - 1; j > 0; j-- {
+						stack[sp] = e[j]
+						sp++
+					}
+					cur = e[0]
+				}
+				if cur.near <= tm {
+					continue
+				}
+			}
+		} else {
+			lo, hi := leafRange(cur.node)
+			for s := lo; s < hi; s++ {
+				t, u, v, front, ok := o.wt.intersect(&tris[s], tMin, tm)
+				if !ok {
+					continue
+				}
+				tm = t
+				*h = fastHit{t, u, v, s, front}
+				found = true
+				if first {
+					*tMax = tm
+					st.found = true
+					return true
+				}
+			}
+		}
+		for {
+			if sp == 0 {
+				*tMax = tm
+				st.found = found
+				return true
+			}
+			sp--
+			cur = stack[sp]
+			if cur.near <= tm {
+				break
+			}
+		}
+	}
+}
+
 func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return Hit{}, false
 	}
 	var o objectRay
-	o.setup(&b.self, &r)
+	o.setupSelf(&r)
 	tMax := r.TMax
 	var h fastHit
 	if !b.walk(&o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, &h) {
@@ -130,6 +342,158 @@ func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 		return Hit{}, false
 	}
 	return makeHit(&t.instances[bestIdx], bestIdx, &best, &h, flags), true
+}
+
+// occludes reports whether o hits a triangle of b in (tMin, tMax), as walk
+// with first would. A yes/no answer does not depend on the order in which
+// nodes are visited, so children are taken in child order, unsorted, and
+// the stack holds no distances (tMax never shrinks before the answer).
+func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
+	if _, ok := o.rb.hit(&b.nodes[0].bounds, tMin, tMax); !ok {
+		return false
+	}
+	if o.rb.finite {
+		return b.occludesFinite(o, tMin, tMax)
+	}
+	var stack [stackSize4]uint32
+	sp := 0
+	cur := uint32(0)
+	wide, tris := b.wide, b.tris
+	for {
+		if !isLeafRef(cur) {
+			var near [4]float32
+			n := &wide[cur]
+			if mask := o.rb.hit4(n, tMin, tMax, &near); mask != 0 {
+				for m := mask & (mask - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					sp++
+				}
+				cur = n.ref[bits.TrailingZeros(mask)&3]
+				continue
+			}
+		} else {
+			lo, hi := leafRange(cur)
+			for s := lo; s < hi; s++ {
+				if _, _, _, _, ok := o.wt.intersect(&tris[s], tMin, tMax); ok {
+					return true
+				}
+			}
+		}
+		if sp == 0 {
+			return false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+// occludesFinite is occludes for rays whose slab distances cannot be NaN,
+// with the slab test of hit4Finite written into the loop.
+func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
+	var stack [stackSize4]uint32
+	sp := 0
+	cur := uint32(0)
+	wide, tris := b.wide, b.tris
+	r := &o.rb
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	const row = unsafe.Sizeof([4]float32{})
+	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
+	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
+	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
+	negMin := -tMin
+	for {
+		if !isLeafRef(cur) {
+			n := &wide[cur]
+			p := unsafe.Pointer(&n.b)
+			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
+			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
+			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
+			var mask uint
+			if useSIMD {
+				var near [4]float32
+				mask = r.hit4SIMD(n, tMin, tMax, &near)
+			} else {
+				for i := 0; i < int(n.n&7) && i < 4; i++ {
+					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+					fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					mask |= b2u(nr <= fr*robustScale) << i
+				}
+			}
+			if mask != 0 {
+				for m := mask & (mask - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					sp++
+				}
+				cur = n.ref[bits.TrailingZeros(mask)&3]
+				continue
+			}
+		} else {
+			lo, hi := leafRange(cur)
+			for s := lo; s < hi; s++ {
+				if _, _, _, _, ok := o.wt.intersect(&tris[s], tMin, tMax); ok {
+					return true
+				}
+			}
+		}
+		if sp == 0 {
+			return false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+func (b *BLAS) occludedFast(r Ray) bool {
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return false
+	}
+	var o objectRay
+	o.setupSelf(&r)
+	return b.occludes(&o, r.TMin, r.TMax)
+}
+
+func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
+	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return false
+	}
+	var world rayBox
+	world.setup(r.Origin, r.Direction)
+	if _, ok := world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); !ok {
+		return false
+	}
+	var stack [stackSize4]uint32
+	sp := 0
+	cur := uint32(0)
+	var o objectRay
+	for {
+		if !isLeafRef(cur) {
+			var near [4]float32
+			n := &t.wide[cur]
+			if m4 := world.hit4(n, r.TMin, r.TMax, &near); m4 != 0 {
+				for m := m4 & (m4 - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					sp++
+				}
+				cur = n.ref[bits.TrailingZeros(m4)&3]
+				continue
+			}
+		} else {
+			leaf, _ := leafRange(cur)
+			in := &t.instances[t.order[leaf]]
+			if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
+				o.setup(in, &r)
+				if in.blas.occludes(&o, r.TMin, r.TMax) {
+					return true
+				}
+			}
+		}
+		if sp == 0 {
+			return false
+		}
+		sp--
+		cur = stack[sp]
+	}
 }
 
 // makeHit builds the committed Hit as Traversal.setCandidate would.

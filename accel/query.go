@@ -28,8 +28,7 @@ func (t *TLAS) intersectSlow(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
 // the first hit it finds.
 func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 	if flags&fastUnsupported == 0 && t != nil {
-		_, ok := t.traceFast(r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives, uint8(mask))
-		return ok
+		return t.occludedFast(r, uint8(mask))
 	}
 	var tr Traversal
 	tr.Begin(t, r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives&^skipConflicts(flags), mask)
@@ -50,8 +49,7 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
 // Occluded reports whether r hits the BLAS in (r.TMin, r.TMax).
 func (b *BLAS) Occluded(r Ray, flags RayFlags) bool {
 	if flags&fastUnsupported == 0 && b != nil && b.typ == GeometryTriangles {
-		_, ok := b.traceFast(r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives)
-		return ok
+		return b.occludedFast(r)
 	}
 	var tr Traversal
 	tr.BeginBLAS(b, r, flags|RayFlagAcceptFirstHitAndEndSearch|RayFlagSkipProceduralPrimitives&^skipConflicts(flags))

@@ -274,10 +274,12 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 	tr.world.setup(r.Origin, r.Direction)
 }
 
-// rayUsable rejects rays the spec leaves undefined: NaN components or a
-// zero direction. They simply miss.
+// rayUsable rejects rays the spec leaves undefined: NaN components, an
+// infinite origin or direction component, or a zero direction. They simply
+// miss. (They have no meaningful hit distance, and an instance transform,
+// even the identity, turns an infinite component into NaNs: 0*Inf.)
 func rayUsable(r *Ray) bool {
-	if r.Origin.HasNaN() || r.Direction.HasNaN() || r.TMin != r.TMin || r.TMax != r.TMax {
+	if !r.Origin.IsFinite() || !r.Direction.IsFinite() || r.TMin != r.TMin || r.TMax != r.TMax {
 		return false
 	}
 	return r.Direction != (vec.Vec3{})

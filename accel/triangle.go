@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
@@ -15,7 +16,11 @@ import (
 type watertightRay struct {
 	org        [3]float32
 	kx, ky, kz int
-	sx, sy, sz float32
+	// Byte offsets of components kx, ky, kz in a vec.Vec3, and the origin's
+	// components in that order.
+	kxo, kyo, kzo uintptr
+	ox, oy, oz    float32
+	sx, sy, sz    float32
 }
 
 func comps(v *vec.Vec3) *[3]float32 { return (*[3]float32)(unsafe.Pointer(v)) }
@@ -35,6 +40,8 @@ func (w *watertightRay) setup(org, dir vec.Vec3) {
 		kx, ky = ky, kx // keep the winding of the projection
 	}
 	w.kx, w.ky, w.kz = kx, ky, kz
+	w.kxo, w.kyo, w.kzo = uintptr(kx)*4, uintptr(ky)*4, uintptr(kz)*4
+	w.ox, w.oy, w.oz = w.org[kx], w.org[ky], w.org[kz]
 	w.sx, w.sy, w.sz = d[kx]/d[kz], d[ky]/d[kz], 1/d[kz]
 }
 
@@ -52,13 +59,17 @@ func (w *watertightRay) setup(org, dir vec.Vec3) {
 // edge with opposite directions, so exactly one owns it; at a shared vertex
 // exactly one triangle of a closed fan owns both of its edges there.
 func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v float32, front, ok bool) {
-	a, b, c := comps(&tv[0]), comps(&tv[1]), comps(&tv[2])
-	kx, ky, kz := w.kx, w.ky, w.kz
-	ox, oy, oz := w.org[kx], w.org[ky], w.org[kz]
-	aZ, bZ, cZ := a[kz]-oz, b[kz]-oz, c[kz]-oz
-	ax, ay := (a[kx]-ox)-w.sx*aZ, (a[ky]-oy)-w.sy*aZ
-	bx, by := (b[kx]-ox)-w.sx*bZ, (b[ky]-oy)-w.sy*bZ
-	cx, cy := (c[kx]-ox)-w.sx*cZ, (c[ky]-oy)-w.sy*cZ
+	// Vertex components kx, ky, kz, loaded at the offsets set up per ray
+	// (no bounds checks).
+	p := unsafe.Pointer(tv)
+	const vs = unsafe.Sizeof(vec.Vec3{})
+	ld := func(off uintptr) float32 { return *(*float32)(unsafe.Add(p, off)) }
+	kxo, kyo, kzo := w.kxo, w.kyo, w.kzo
+	ox, oy, oz := w.ox, w.oy, w.oz
+	aZ, bZ, cZ := ld(kzo)-oz, ld(vs+kzo)-oz, ld(2*vs+kzo)-oz
+	ax, ay := (ld(kxo)-ox)-w.sx*aZ, (ld(kyo)-oy)-w.sy*aZ
+	bx, by := (ld(vs+kxo)-ox)-w.sx*bZ, (ld(vs+kyo)-oy)-w.sy*bZ
+	cx, cy := (ld(2*vs+kxo)-ox)-w.sx*cZ, (ld(2*vs+kyo)-oy)-w.sy*cZ
 	// Explicit float32 conversions forbid fused multiply-adds, which would
 	// break the exact antisymmetry of shared edge functions.
 	eu := float32(cx*by) - float32(cy*bx)
@@ -67,7 +78,11 @@ func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v flo
 	if eu == 0 || ev == 0 || ew == 0 {
 		return w.intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax)
 	}
-	if (eu < 0 || ev < 0 || ew < 0) && (eu > 0 || ev > 0 || ew > 0) {
+	// Signs differ: the origin is outside. No edge function is zero here;
+	// a NaN one (overflow) may count either way, as its det and t are NaN
+	// and the t test below rejects it anyway.
+	su, sv, sw := math.Float32bits(eu), math.Float32bits(ev), math.Float32bits(ew)
+	if int32((su^sv)|(su^sw)) < 0 {
 		return
 	}
 	det := eu + ev + ew

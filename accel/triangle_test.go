@@ -95,3 +95,89 @@ func TestDegenerateTrianglesNeverHit(t *testing.T) {
 		}
 	}
 }
+
+// Rays the spec leaves undefined (a NaN component, an infinite origin or
+// direction component, a zero direction) miss in every query, even where a
+// finite ray along the same line would hit.
+func TestUndefinedRaysMiss(t *testing.T) {
+	pos := []vec.Vec3{vec.V3(-1e3, -1e3, 0), vec.V3(1e3, -1e3, 0), vec.V3(0, 1e3, 0)}
+	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, []uint32{0, 1, 2})}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := BuildTLAS([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	good := Ray{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, -1), TMax: inf}
+	if _, ok := b.Intersect(good, 0); !ok {
+		t.Fatal("finite ray misses: test scene broken")
+	}
+	bad := []Ray{
+		{Origin: vec.V3(inf, 0.25, 1), Direction: vec.V3(0, 0, -1), TMax: inf},
+		{Origin: vec.V3(0.5, -inf, 1), Direction: vec.V3(0, 0, -1), TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, inf), Direction: vec.V3(0, 0, -1), TMax: inf},
+		{Origin: vec.V3(nan, 0.25, 1), Direction: vec.V3(0, 0, -1), TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, nan, -1), TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, -inf), TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(inf, 0, -1), TMax: inf},
+		{Origin: vec.V3(0, 0, 0), Direction: vec.V3(-inf, inf, -inf), TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, 0), TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, -1), TMin: nan, TMax: inf},
+	}
+	for i, r := range bad {
+		if h, ok := b.Intersect(r, 0); ok {
+			t.Errorf("ray %d: BLAS.Intersect hit %+v", i, h)
+		}
+		if b.Occluded(r, 0) {
+			t.Errorf("ray %d: BLAS.Occluded", i)
+		}
+		if h, ok := tl.Intersect(r, 0, 0xff); ok {
+			t.Errorf("ray %d: TLAS.Intersect hit %+v", i, h)
+		}
+		if tl.Occluded(r, 0, 0xff) {
+			t.Errorf("ray %d: TLAS.Occluded", i)
+		}
+		// The Traversal path (culling flags force it).
+		if h, ok := tl.Intersect(r, RayFlagCullBackFacingTriangles, 0xff); ok {
+			t.Errorf("ray %d: Traversal hit %+v", i, h)
+		}
+		var tr Traversal
+		tr.Begin(tl, r, 0, 0xff)
+		if tr.Next() || tr.Committed().Kind != KindNone {
+			t.Errorf("ray %d: Traversal found a candidate", i)
+		}
+	}
+}
+
+// An instance transform can overflow a finite world ray into an infinite
+// object-space one, whose slab distances are NaN: unused child slots of the
+// wide nodes must still never be entered (they once were: an index out of
+// range panic), and the fast path must agree with Traversal.
+func TestOverflowingObjectRayNeverEntersUnusedSlots(t *testing.T) {
+	pos := []vec.Vec3{vec.V3(-1e3, -1e3, 0), vec.V3(1e3, -1e3, 0), vec.V3(0, 1e3, 0)}
+	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, []uint32{0, 1, 2})}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := BuildTLAS([]Instance{{Transform: vec.Scale3x4(vec.V3(1e-30, 1e-30, 1e-30)), InstanceMask: 0xff, BLAS: b}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := float32(math.Inf(1))
+	for _, d := range []vec.Vec3{vec.V3(0, 0, -1e10), vec.V3(1e10, 0, -1), vec.V3(-1e10, 1e10, -1e10), vec.V3(0, 1e10, 0)} {
+		for _, o := range []vec.Vec3{vec.V3(0.5e-30, 0.25e-30, 1e-30), vec.V3(0, 0, 0), vec.V3(2e-27, 0, 1e-30)} {
+			r := Ray{Origin: o, Direction: d, TMax: inf}
+			want, wok := traverseClosest(tl, nil, r, 0, 0xff)
+			got, gok := tl.Intersect(r, 0, 0xff)
+			if gok != wok || got != want {
+				t.Errorf("o %v d %v: fast %v %+v, traversal %v %+v", o, d, gok, got, wok, want)
+			}
+			_, wok = traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
+			if occ := tl.Occluded(r, 0, 0xff); occ != wok {
+				t.Errorf("o %v d %v: fast Occluded %v, traversal %v", o, d, occ, wok)
+			}
+		}
+	}
+}

@@ -16,7 +16,10 @@ import (
 type node4 struct {
 	b   [6][4]float32
 	ref [4]uint32 // child reference: a node4 index, or a leaf (leafRef)
-	_   [4]uint32 // pad to 128 bytes: two cache lines
+	// n is the number of used slots, which come first: the scalar slab
+	// loops skip the others (half the nodes have two children).
+	n uint32
+	_ [3]uint32 // pad to 128 bytes: two cache lines
 }
 
 const (
@@ -53,6 +56,7 @@ func widen(nodes []node) []node4 {
 		w.clear()
 		if root.isLeaf() {
 			w.set(0, &root.bounds, leafRef(root.first, root.count))
+			w.n = 1
 		}
 		return append(out, w)
 	}
@@ -95,6 +99,7 @@ func widen(nodes []node) []node4 {
 			}
 			out[idx].set(i, &c.bounds, ref)
 		}
+		out[idx].n = uint32(nk)
 		return idx
 	}
 	rec(0)
@@ -119,19 +124,22 @@ func (w *node4) set(i int, b *AABB, ref uint32) {
 
 // hit4 tests the four children of n against the ray over [tMin, tMax] with
 // the same robust slab test as rayBox.hit, and returns a bit mask of the
-// children hit and their entry distances.
+// children hit and their entry distances. Unused slots are never hit.
+// (Rays with NaN slab distances, e.g. an object-space direction that
+// overflowed to infinity, take the loop below; finite ones cannot hit an
+// empty box: its entry distance is +Inf and its exit -Inf.)
 func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
-	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
-	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
-	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
-	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
-	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	if r.finite {
 		if useSIMD {
 			return r.hit4SIMD(n, tMin, tMax, near)
 		}
 		return r.hit4Finite(n, tMin, tMax, near)
 	}
+	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
+	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
+	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	for i := 0; i < 4; i++ {
 		nr, fr := tMin, tMax
 		if t := (lx[i] - ox) * ix; t > nr {
@@ -153,29 +161,39 @@ func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint
 			fr = t
 		}
 		near[i] = nr
-		if nr <= fr*robustScale {
+		// NaN slab distances count as inside, so an unused slot (an
+		// empty box) can pass here: test its reference too.
+		if nr <= fr*robustScale && n.ref[i] != emptyRef {
 			mask |= 1 << i
 		}
 	}
 	return mask
 }
 
-// hit4Finite is hit4 for rays whose slab distances cannot be NaN: the
-// min/max builtins give the same answers as the comparisons, without
-// branches.
+// hit4Finite is hit4 for rays whose slab distances cannot be NaN, without
+// branches. The min builtin on floats costs a few instructions more than
+// one MINSS (NaN and signed-zero semantics), max a few more still (it
+// negates around a min), so the near distance is computed negated with min
+// only: (o-l)*inv is exactly -((l-o)*inv), as IEEE subtraction and
+// multiplication are symmetric under negation, and max(a, b) = -min(-a, -b)
+// up to the sign of a zero result, which no comparison sees.
 func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
 	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
-	for i := 0; i < 4; i++ {
-		nr := max(tMin, (lx[i]-ox)*ix, (ly[i]-oy)*iy, (lz[i]-oz)*iz)
+	negMin := -tMin
+	for i := 0; i < int(n.n&7) && i < 4; i++ {
+		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
 		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
+		nr := -nn
 		near[i] = nr
+		var bit uint
 		if nr <= fr*robustScale {
-			mask |= 1 << i
+			bit = 1
 		}
+		mask |= bit << i
 	}
 	return mask
 }

@@ -25,6 +25,7 @@ func TestHit4SIMDMatchesScalar(t *testing.T) {
 				hi.Y = lo.Y
 			}
 			n.set(i, &AABB{lo, hi}, uint32(i))
+			n.n = uint32(i + 1)
 		}
 		var rb rayBox
 		o, d := randVec(rng, 3), randVec(rng, 1)

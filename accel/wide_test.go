@@ -36,6 +36,11 @@ func checkWide(wide []node4, prims int, box func(uint32) AABB) error {
 		}
 		n := &wide[ref]
 		for i := 0; i < 4; i++ {
+			if (n.ref[i] != emptyRef) != (uint32(i) < n.n) {
+				return treeError("wide node's used slots are not the first n")
+			}
+		}
+		for i := 0; i < 4; i++ {
 			cb := AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])}
 			if n.ref[i] == emptyRef {
 				if !cb.IsEmpty() {
@@ -153,18 +158,102 @@ func TestFastPathMatchesTraversal(t *testing.T) {
 		if occ := tl.Occluded(r, flags, mask); occ != wok {
 			t.Fatalf("TLAS ray %d: fast Occluded %v, traversal %v", i, occ, wok)
 		}
+		// The first hit found is the same hit: same order of nodes.
+		if got, gok := tl.Intersect(r, flags|RayFlagAcceptFirstHitAndEndSearch, mask); gok != wok || got != want {
+			t.Fatalf("TLAS ray %d: fast first hit %v %+v, traversal %v %+v", i, gok, got, wok, want)
+		}
 		b := blases[i%3]
 		want, wok = traverseClosest(nil, b, r, flags, 0)
 		got, gok = b.Intersect(r, flags)
 		if wok != gok || got != want {
 			t.Fatalf("BLAS ray %d: fast %v %+v, traversal %v %+v", i, gok, got, wok, want)
 		}
-		_, wok = traverseClosest(nil, b, r, flags|RayFlagAcceptFirstHitAndEndSearch, 0)
+		want, wok = traverseClosest(nil, b, r, flags|RayFlagAcceptFirstHitAndEndSearch, 0)
 		if occ := b.Occluded(r, flags); occ != wok {
 			t.Fatalf("BLAS ray %d: fast Occluded %v, traversal %v", i, occ, wok)
+		}
+		if got, gok := b.Intersect(r, flags|RayFlagAcceptFirstHitAndEndSearch); gok != wok || got != want {
+			t.Fatalf("BLAS ray %d: fast first hit %v %+v, traversal %v %+v", i, gok, got, wok, want)
 		}
 	}
 	if hits < 400 {
 		t.Fatalf("only %d hits: test too weak", hits)
+	}
+}
+
+// TestWalkFiniteResumesOnDeepStack forces walkFinite's move to the full
+// stack at every few levels and checks that the walk gives the same hits.
+func TestWalkFiniteResumesOnDeepStack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	pos, idx := randomSoup(rng, 3000, 0.2)
+	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := 0
+	for i := 0; i < 2000; i++ {
+		r := Ray{Origin: randVec(rng, 2), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
+		first := i%3 == 0
+		var o objectRay
+		o.setup(&b.self, &r)
+		if !o.rb.finite {
+			continue
+		}
+		near, ok := o.rb.hit(&b.nodes[0].bounds, r.TMin, r.TMax)
+		if !ok {
+			continue
+		}
+		wantT := r.TMax
+		var want fastHit
+		wok := b.walkFinite(&o, r.TMin, &wantT, first, &want, near)
+		for _, k := range []int{3, 4, 6} {
+			gotT := r.TMax
+			var got fastHit
+			st := walkState{cur: stackEntry{0, near}}
+			small := make([]stackEntry, k)
+			gok := b.walkFiniteOn(&o, r.TMin, &gotT, first, &got, &st, small)
+			if !gok {
+				resumed++
+				gok = b.walkFiniteDeep(&o, r.TMin, &gotT, first, &got, &st, small[:st.sp])
+			} else {
+				gok = st.found
+			}
+			if gok != wok || got != want || gotT != wantT {
+				t.Fatalf("ray %d, stack %d: %v %+v, want %v %+v", i, k, gok, got, wok, want)
+			}
+		}
+	}
+	if resumed < 100 {
+		t.Fatalf("only %d resumed walks: test too weak", resumed)
+	}
+}
+
+// The fast path's identity instance skips the matrix products: it must give
+// the products' results bit for bit, signed zeros included.
+func TestIdentityTransformShortcutIsExact(t *testing.T) {
+	nz := float32(math.Copysign(0, -1))
+	vals := []float32{0, nz, 1, -1, 0.3, -2.5e-38, 1e-45, -1e-45, 3e38, -3e38}
+	rng := rand.New(rand.NewPCG(31, 32))
+	for i := 0; i < 200; i++ {
+		vals = append(vals, float32(rng.NormFloat64()))
+	}
+	m := vec.Identity3x4
+	bitsOf := func(v vec.Vec3) [3]uint32 {
+		return [3]uint32{math.Float32bits(v.X), math.Float32bits(v.Y), math.Float32bits(v.Z)}
+	}
+	for _, x := range vals[:14] {
+		for _, y := range vals[:14] {
+			for _, z := range vals {
+				v := vec.V3(x, y, z)
+				for _, w := range []vec.Vec3{v, vec.V3(y, z, x), vec.V3(z, x, y)} {
+					if got, want := identityPoint(w), m.TransformPoint(w); bitsOf(got) != bitsOf(want) {
+						t.Fatalf("point %v: %v, want %v", w, got, want)
+					}
+					if got, want := identityVector(w), m.TransformVector(w); bitsOf(got) != bitsOf(want) {
+						t.Fatalf("vector %v: %v, want %v", w, got, want)
+					}
+				}
+			}
+		}
 	}
 }
