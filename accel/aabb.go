@@ -65,8 +65,6 @@ func (a AABB) pad() AABB {
 	return AABB{a.Min.Sub(d), a.Max.Add(d)}
 }
 
-func (a AABB) centroid() vec.Vec3 { return a.Min.Add(a.Max).Scale(0.5) }
-
 func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }
 
 func triBounds(t *triVerts) AABB {

@@ -77,9 +77,6 @@ func identityVector(d vec.Vec3) vec.Vec3 {
 	return d
 }
 
-// ld loads the float32 at p+off.
-func ld(p unsafe.Pointer, off uintptr) float32 { return *(*float32)(unsafe.Add(p, off)) }
-
 func b2u(b bool) uint {
 	var u uint
 	if b {

@@ -385,10 +385,3 @@ func Float16Bits(f float32) uint16 {
 	return sign | uint16(r)
 }
 
-// inactiveTriangle: "a triangle with a NaN vertex x is inactive".
-func (t *triVerts) inactive() bool {
-	return t[0].X != t[0].X || t[1].X != t[1].X || t[2].X != t[2].X
-}
-
-// inactive AABB: "an AABB with NaN min x is inactive".
-func (b *AABB) inactive() bool { return b.Min.X != b.Min.X }

@@ -481,6 +481,3 @@ func (tr *Traversal) CommitProcedural(t float32) {
 // EndSearch stops the traversal; the committed hit stays
 // (AcceptHitAndEndSearch, RayQuery.Abort).
 func (tr *Traversal) EndSearch() { tr.done = true }
-
-// maxT is +Inf as float32.
-var maxT = float32(math.Inf(1))

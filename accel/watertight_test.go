@@ -1,7 +1,6 @@
 package accel
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -151,7 +150,7 @@ func TestWatertightRandomRaysNoGaps(t *testing.T) {
 		d := vec.V3(float32(rng.Float64()-0.5), float32(rng.Float64()-0.5), 1)
 		r := Ray{Origin: p.Sub(d), Direction: d, TMin: 0, TMax: 4}
 		if n := countHits(b, r); n != 1 {
-			t.Fatal(fmt.Sprintf("ray %d through %v: %d hits", i, p, n))
+			t.Fatalf("ray %d through %v: %d hits", i, p, n)
 		}
 	}
 }
