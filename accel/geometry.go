@@ -384,4 +384,3 @@ func Float16Bits(f float32) uint16 {
 	}
 	return sign | uint16(r)
 }
-
