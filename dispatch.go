@@ -116,6 +116,9 @@ type dispatch struct {
 // other invocations stop promptly. opt may be nil.
 func (p *Pipeline) DispatchRays(ctx context.Context, desc DispatchRaysDesc, opt *DispatchOptions) (Stats, error) {
 	start := time.Now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	d := &dispatch{p: p, desc: desc, ctx: ctx, stackLimit: p.StackSize()}
 	if opt != nil {
 		d.opt = *opt
@@ -170,16 +173,17 @@ func (d *dispatch) validate() error {
 	if n := uint64(desc.Width) * uint64(desc.Height) * uint64(depth); n > maxDispatchInvocations {
 		return fmt.Errorf("raypipe: %w: %dx%dx%d invocations exceed %d", ErrDispatchInvalid, desc.Width, desc.Height, depth, maxDispatchInvocations)
 	}
+	// The ray generation record is an address range: its Stride is ignored.
+	rg := desc.RayGeneration
+	rg.Stride = 0
 	for _, t := range []struct {
 		name string
 		t    *ShaderTable
-	}{{"ray generation", &desc.RayGeneration}, {"miss", &desc.Miss}, {"hit group", &desc.HitGroup}, {"callable", &desc.Callable}} {
+	}{{"ray generation", &rg}, {"miss", &desc.Miss}, {"hit group", &desc.HitGroup}, {"callable", &desc.Callable}} {
 		if err := t.t.validate(t.name); err != nil {
 			return fmt.Errorf("%w (%w)", err, ErrDispatchInvalid)
 		}
 	}
-	rg := desc.RayGeneration
-	rg.Stride = 0
 	id, args, ok := rg.record(0)
 	if !ok {
 		return fmt.Errorf("raypipe: %w: no ray generation record", ErrDispatchInvalid)
@@ -343,7 +347,7 @@ func (w *worker) invoke(parent, c *Context, s *Shader, payload, attr unsafe.Poin
 	defer func() {
 		if r := recover(); r != nil {
 			switch r.(type) {
-			case *DispatchError, anyHitSignal, intersectionAbort:
+			case *DispatchError, anyHitSignal, intersectionAbort, errReorderAborted:
 				panic(r)
 			}
 			panic(w.toError(c, r))

@@ -93,9 +93,15 @@ func HitObjectFromRayQuery(q CommittedHit) HitObject {
 // HitObject::FromRayQuery that takes the committed procedural hit's
 // attributes (and, as DXIL's HitObject_FromRayQueryWithAttrs, its hit
 // kind). For triangle hits both are ignored and the built-in barycentrics
-// are used. A must be plain data of at most 32 bytes.
+// are used. A must be plain data of at most 32 bytes; otherwise it panics
+// with an error wrapping ErrInvalidArgument (inside a dispatch, a
+// *DispatchError).
 func HitObjectFromRayQueryWithAttributes[A any](q CommittedHit, hitKind uint8, attr *A) HitObject {
-	return fromRayQuery(q, hitKind, unsafe.Pointer(attr), TypeOf[A]())
+	at := TypeOf[A]()
+	if at.Size > MaxAttributeSizeInBytes || !at.PointerFree {
+		panic(fmt.Errorf("%w: HitObject::FromRayQuery attributes %s must be plain data of at most %d bytes", ErrInvalidArgument, at.Name, MaxAttributeSizeInBytes))
+	}
+	return fromRayQuery(q, hitKind, unsafe.Pointer(attr), at)
 }
 
 func fromRayQuery(q CommittedHit, hitKind uint8, attr unsafe.Pointer, at *TypeDesc) HitObject {
@@ -114,7 +120,7 @@ func fromRayQuery(q CommittedHit, hitKind uint8, attr unsafe.Pointer, at *TypeDe
 		return h
 	}
 	h.hitKind = hitKind
-	if attr != nil && at.Size <= MaxAttributeSizeInBytes && at.PointerFree {
+	if attr != nil {
 		h.attr.set(attr, at.Size)
 		h.attrType = at
 	}
@@ -128,7 +134,7 @@ func fromRayQuery(q CommittedHit, hitKind uint8, attr unsafe.Pointer, at *TypeDe
 // TraceRay would.
 func HitObjectRecordHit[A any](c *Context, tlas *accel.TLAS, instanceIndex, primitiveIndex, geometryIndex int, hitKind uint8, sbtRecordOffset, sbtRecordStride uint32, ray accel.Ray, t float32, attr *A) HitObject {
 	h := c.recordHit(tlas, instanceIndex, primitiveIndex, geometryIndex, hitKind, ray, t, unsafe.Pointer(attr), TypeOf[A]())
-	h.record = uint32(hitGroupIndex(sbtRecordOffset, sbtRecordStride, &h.hit)) & hitRecordMask
+	h.record = uint32(hitGroupIndex(sbtRecordOffset, sbtRecordStride, &h.hit))
 	return h
 }
 

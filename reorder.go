@@ -257,6 +257,9 @@ func (w *worker) runReordered() {
 				s.active = append(s.active, rg)
 			}
 		}
+		if w.d.ctx.Err() != nil {
+			w.d.stop.Store(true) // every ReorderThread comes back here: cancel promptly
+		}
 		if len(s.active) == 0 || w.d.stop.Load() {
 			return
 		}

@@ -68,9 +68,11 @@ const (
 type intersectionAbort struct{}
 
 // hitGroupIndex is the spec's hit group record index ("Hit group table
-// indexing"), with the 4-bit TraceRay terms masked.
+// indexing"), with the 4-bit TraceRay terms masked, truncated to the 28
+// bits a HitObject's record index holds so that any hit, intersection and
+// closest hit shaders of one hit always use the same record.
 func hitGroupIndex(rayContrib, mult uint32, h *accel.Hit) uint64 {
-	return uint64(rayContrib&0xf) + uint64(mult&0xf)*uint64(h.GeometryIndex) + uint64(h.InstanceContributionToHitGroupIndex())
+	return (uint64(rayContrib&0xf) + uint64(mult&0xf)*uint64(h.GeometryIndex) + uint64(h.InstanceContributionToHitGroupIndex())) & hitRecordMask
 }
 
 // hitGroup resolves hit group record i. A NULL identifier gives nil.
@@ -166,7 +168,7 @@ func (c *Context) traceHitObject(h *HitObject, tlas *accel.TLAS, flags accel.Ray
 			var a attrBuf
 			attr := BuiltInTriangleIntersectionAttributes{Barycentrics: [2]float32{cand.U, cand.V}}
 			a.set(unsafe.Pointer(&attr), unsafe.Sizeof(attr))
-			switch ts.runAnyHit(cand, cand.T, cand.HitKind(), &a, builtinAttrType) {
+			switch ts.runAnyHit(c, cand, cand.T, cand.HitKind(), &a, builtinAttrType) {
 			case anyHitAccept:
 				tr.Commit()
 			case anyHitAcceptAndEnd:
@@ -204,7 +206,7 @@ func (h *HitObject) setMiss(ray accel.Ray, flags accel.RayFlags, missIndex uint3
 // built-in attributes, procedural ones are completed by the caller.
 func (h *HitObject) setHit(ray accel.Ray, flags accel.RayFlags, com *accel.Hit, rayContrib, mult uint32) {
 	*h = HitObject{kind: hitObjectHit, hasRecord: true, ray: ray, flags: flags, hit: *com, tCur: com.T,
-		record: uint32(hitGroupIndex(rayContrib, mult, com)) & hitRecordMask}
+		record: uint32(hitGroupIndex(rayContrib, mult, com))}
 	if com.Kind == accel.KindTriangle {
 		h.hitKind = com.HitKind()
 		attr := BuiltInTriangleIntersectionAttributes{Barycentrics: [2]float32{com.U, com.V}}
@@ -214,8 +216,10 @@ func (h *HitObject) setHit(ray accel.Ray, flags accel.RayFlags, com *accel.Hit, 
 }
 
 // runAnyHit runs the current hit group's any hit shader for a candidate at
-// t and returns its decision.
-func (ts *traceState) runAnyHit(cand *accel.Hit, t float32, hitKind uint8, attr *attrBuf, at *TypeDesc) (d anyHitSignal) {
+// t and returns its decision. parent is the invocation whose stack the any
+// hit shader sits on: the tracing shader for triangles, the intersection
+// shader for ReportHit.
+func (ts *traceState) runAnyHit(parent *Context, cand *accel.Hit, t float32, hitKind uint8, attr *attrBuf, at *TypeDesc) (d anyHitSignal) {
 	c, s := ts.c, ts.g.ahs
 	if s.Payload != ts.ptype {
 		c.fail(fmt.Errorf("%w: any hit shader %q takes payload %s, the trace passed %s", ErrTypeMismatch, s.Name, s.Payload.Name, ts.ptype.Name))
@@ -240,7 +244,7 @@ func (ts *traceState) runAnyHit(cand *accel.Hit, t float32, hitKind uint8, attr 
 			panic(r)
 		}
 	}()
-	w.invoke(c, ac, s, ts.payload, unsafe.Pointer(&ac.attr))
+	w.invoke(parent, ac, s, ts.payload, unsafe.Pointer(&ac.attr))
 	return anyHitAccept
 }
 
@@ -293,7 +297,7 @@ func (c *Context) reportHit(t float32, hitKind uint32, attr unsafe.Pointer, at *
 	cand := tr.Candidate()
 	decision := anyHitAccept
 	if !cand.Opaque && ts.g.ahs != nil {
-		decision = ts.runAnyHit(cand, t, uint8(hitKind), &a, at)
+		decision = ts.runAnyHit(c, cand, t, uint8(hitKind), &a, at)
 	}
 	if decision == anyHitIgnore {
 		return false
