@@ -297,6 +297,16 @@ func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {
 	return makeHit(&b.self, 0, &o, &h, flags), true
 }
 
+// traceDeep is traceFast's fallback for top-level trees deeper than its
+// small stack: the same query through a Traversal.
+//
+//go:noinline
+func (t *TLAS) traceDeep(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
+	var tr Traversal
+	tr.Begin(t, r, flags, uint32(mask))
+	return tr.closest()
+}
+
 func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return Hit{}, false
@@ -304,7 +314,11 @@ func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
 	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
-	var stack [stackSize4]stackEntry
+	// A small stack: Go zeroes it at every call, and a full-size one would
+	// cost more than a small scene's whole traversal. A top-level tree
+	// deep enough to outgrow it (millions of instances) takes the
+	// Traversal path instead, which gives the same hits.
+	var stack [smallStack]stackEntry
 	stack[0] = stackEntry{0, r.TMin}
 	sp := 1
 	tMax := r.TMax
@@ -318,6 +332,9 @@ func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 			continue
 		}
 		if !isLeafRef(e.node) {
+			if sp+4 > len(stack) {
+				return t.traceDeep(r, flags, mask)
+			}
 			sp = world.pushChildren(&t.wide[e.node], r.TMin, tMax, stack[:], sp)
 			continue
 		}
