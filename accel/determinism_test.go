@@ -60,3 +60,30 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		t.Fatalf("only %d hit records: weak test", n)
 	}
 }
+
+// Nodes of parallelSplit refs or more are binned and partitioned in one
+// chunk per GOMAXPROCS; the chunks must give the serial result exactly.
+func TestChunkedSplitMatchesSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large build")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(63, 64))
+	pos, idx := randomSoup(rng, 2*parallelSplit+12345, 0.01)
+	geoms := []Geometry{TriangleGeometry(pos, idx)}
+	var ref *BLAS
+	for _, procs := range []int{1, 2, 3, 7} {
+		runtime.GOMAXPROCS(procs)
+		b := mustBLAS(t, geoms, BuildPreferFastBuild)
+		if err := b.checkInvariants(); err != nil {
+			t.Fatalf("GOMAXPROCS %d: %v", procs, err)
+		}
+		if ref == nil {
+			ref = b
+			continue
+		}
+		if !slices.Equal(ref.nodes, b.nodes) || !slices.Equal(ref.primIndex, b.primIndex) || !slices.Equal(ref.wide, b.wide) {
+			t.Fatalf("GOMAXPROCS %d: BLAS differs from GOMAXPROCS 1", procs)
+		}
+	}
+}
