@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
@@ -90,7 +91,7 @@ func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []
 	b.build(0, 0, n, 1, 0, 0, bb, cb, false, new(binScratch), &wg)
 	wg.Wait()
 	// Compact the reserved ranges into a dense depth-first array.
-	out := make([]node, 0, 2*n)
+	out := make([]node, 0, 2*b.leaves.Load()-1)
 	compact(&out, b.nodes, 0)
 	return out, b.order
 }
@@ -120,10 +121,11 @@ type builder struct {
 	// bufs are the refs and a second buffer of the same size: a node's
 	// refs lie in bufs[cur][lo:hi], and partitioning copies them to the
 	// same range of the other buffer.
-	bufs  [2][]bref
-	nodes []node
-	order []uint32 // leaf slot -> primitive id, filled at the leaves
-	procs int      // GOMAXPROCS: large nodes are binned and partitioned in that many chunks
+	bufs   [2][]bref
+	nodes  []node
+	order  []uint32 // leaf slot -> primitive id, filled at the leaves
+	procs  int      // GOMAXPROCS: large nodes are binned and partitioned in that many chunks
+	leaves atomic.Int64
 }
 
 // bref is a primitive's box during the build, its maxima negated: the
@@ -225,6 +227,7 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 	n := len(refs)
 	leaf := func() {
 		b.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)}
+		b.leaves.Add(1)
 		order := b.order[lo:hi]
 		for i := range refs {
 			order[i] = refs[i].id
@@ -564,4 +567,37 @@ func refit(nodes []node, leafBox func(slot uint32) AABB) {
 			n.bounds = nodes[n.first].bounds.Union(nodes[n.first+1].bounds)
 		}
 	}
+}
+
+// workGrain is the size of the chunks that the stages around the builder
+// (primitive boxes, slot copies, vertex fetches) split their work into.
+const workGrain = 1 << 15
+
+// splitWork cuts [0, n) into chunks of about workGrain, at most a few per
+// GOMAXPROCS.
+func splitWork(n int) [][2]int {
+	k := min(max(n/workGrain, 1), 4*runtime.GOMAXPROCS(0))
+	ch := make([][2]int, k)
+	for i := range ch {
+		ch[i] = [2]int{i * n / k, (i + 1) * n / k}
+	}
+	return ch
+}
+
+// parallelChunks runs f on every chunk, on up to GOMAXPROCS goroutines
+// (inline when there is one chunk). Chunk c writes only its own outputs.
+func parallelChunks(chunks [][2]int, f func(c, lo, hi int)) {
+	if len(chunks) == 1 {
+		f(0, chunks[0][0], chunks[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	for c, ch := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(c, ch[0], ch[1])
+		}()
+	}
+	wg.Wait()
 }
