@@ -235,4 +235,3 @@ func (b *BLAS) PrimitiveCount(g int) int { return b.geoms[g].prims }
 
 // ActivePrimitives returns the number of primitives that can be hit.
 func (b *BLAS) ActivePrimitives() int { return len(b.primGeom) }
-
