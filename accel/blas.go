@@ -2,6 +2,7 @@ package accel
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/raypipe/raypipe/vec"
@@ -106,21 +107,59 @@ func (b *BLAS) build(dec []decodedGeometry) {
 			indexCount: d.indexCount, indexHash: d.indexHash}
 		total += d.primCount()
 	}
-	type key struct{ g, p uint32 }
-	refs := make([]primRef, 0, total)
-	keys := make([]key, 0, total)
+	// Primitive ids are global indices: geometry g's primitive p is
+	// starts[g]+p. Boxes are computed in parallel chunks into their id's
+	// place; inactive primitives are squeezed out afterwards (in id order,
+	// so the result does not depend on the chunking).
+	starts := make([]int, len(dec)+1)
 	for g := range dec {
-		d := &dec[g]
-		for p := 0; p < d.primCount(); p++ {
-			box, ok := d.primBox(p)
+		starts[g+1] = starts[g] + dec[g].primCount()
+	}
+	refs := make([]bref, total)
+	type chunkOut struct {
+		bb     binBox
+		cb     centroids
+		active int
+	}
+	chunks := splitWork(total)
+	outs := make([]chunkOut, len(chunks))
+	parallelChunks(chunks, func(c int, lo, hi int) {
+		o := chunkOut{bb: emptyBinBox(), cb: emptyCentroids()}
+		g := geomOf(starts, lo)
+		for id := lo; id < hi; id++ {
+			for id >= starts[g+1] {
+				g++
+			}
+			box, ok := dec[g].primBox(id - starts[g])
 			if !ok {
+				refs[id].id = inactiveID
 				continue
 			}
-			refs = append(refs, primRef{box: box, id: uint32(len(keys))})
-			keys = append(keys, key{uint32(g), uint32(p)})
+			r := bref{box.Min.X, box.Min.Y, box.Min.Z, -box.Max.X, -box.Max.Y, -box.Max.Z, uint32(id)}
+			refs[id] = r
+			o.bb.add(&r)
+			o.cb.add(&r)
+			o.active++
 		}
+		outs[c] = o
+	})
+	bb, cb, active := emptyBinBox(), emptyCentroids(), 0
+	for _, o := range outs {
+		bb.union(&o.bb)
+		cb.union(&o.cb)
+		active += o.active
 	}
-	nodes, order := buildBVH(refs, paramsFor(b.flags))
+	if active < total {
+		k := 0
+		for i := range refs {
+			if refs[i].id != inactiveID {
+				refs[k] = refs[i]
+				k++
+			}
+		}
+		refs = refs[:k]
+	}
+	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
 	b.nodes = nodes
 	b.wide = widen(nodes)
 	b.primGeom = make([]uint32, len(order))
@@ -130,15 +169,32 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	} else {
 		b.boxes = make([]AABB, len(order))
 	}
-	for s, id := range order {
-		k := keys[id]
-		b.primGeom[s], b.primIndex[s] = k.g, k.p
-		if b.typ == GeometryTriangles {
-			b.tris[s] = dec[k.g].tris[k.p]
-		} else {
-			b.boxes[s] = dec[k.g].boxes[k.p]
+	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
+		for s := lo; s < hi; s++ {
+			id := int(order[s])
+			g := geomOf(starts, id)
+			p := id - starts[g]
+			b.primGeom[s], b.primIndex[s] = uint32(g), uint32(p)
+			if b.typ == GeometryTriangles {
+				b.tris[s] = dec[g].tris[p]
+			} else {
+				b.boxes[s] = dec[g].boxes[p]
+			}
 		}
+	})
+}
+
+// inactiveID marks the ref of an inactive primitive before it is removed.
+const inactiveID = math.MaxUint32
+
+// geomOf returns the geometry whose id range [starts[g], starts[g+1])
+// holds id (the last such for empty geometries).
+func geomOf(starts []int, id int) int {
+	if len(starts) == 2 {
+		return 0
 	}
+	g, _ := slices.BinarySearch(starts, id+1)
+	return g - 1
 }
 
 // primBox returns primitive p's bounds, or false when it is inactive.
@@ -179,5 +235,3 @@ func (b *BLAS) PrimitiveCount(g int) int { return b.geoms[g].prims }
 
 // ActivePrimitives returns the number of primitives that can be hit.
 func (b *BLAS) ActivePrimitives() int { return len(b.primGeom) }
-
-var _ = math.Inf

@@ -2,7 +2,9 @@ package accel
 
 import (
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
@@ -67,28 +69,31 @@ const (
 // does not depend on goroutine scheduling: every subtree writes only into a
 // node range reserved for it by its primitive count.
 func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
-	n := len(refs)
-	if n == 0 {
-		return []node{{bounds: emptyAABB()}}, nil
-	}
-	brefs := make([]bref, n)
+	brefs := make([]bref, len(refs))
 	for i := range refs {
 		a := &refs[i].box
 		brefs[i] = bref{a.Min.X, a.Min.Y, a.Min.Z, -a.Max.X, -a.Max.Y, -a.Max.Z, refs[i].id}
 	}
-	b := builder{p: p, refs: brefs, nodes: make([]node, 2*n)}
-	var wg sync.WaitGroup
 	bb, cb := rangeBounds(brefs)
-	b.build(0, 0, n, 1, 0, bb, cb, new(binScratch), &wg)
+	return buildBVHRefs(brefs, bb, cb, p)
+}
+
+// buildBVHRefs is buildBVH over refs already in the builder's layout,
+// whose bounds and doubled-centroid bounds are given. It takes refs over.
+func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []node, order []uint32) {
+	n := len(refs)
+	if n == 0 {
+		return []node{{bounds: emptyAABB()}}, nil
+	}
+	b := builder{p: p, bufs: [2][]bref{refs, make([]bref, n)}, nodes: make([]node, 2*n), order: make([]uint32, n)}
+	b.procs = runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	b.build(0, 0, n, 1, 0, 0, bb, cb, false, new(binScratch), &wg)
 	wg.Wait()
 	// Compact the reserved ranges into a dense depth-first array.
-	order = make([]uint32, n)
-	for i := range brefs {
-		order[i] = brefs[i].id
-	}
-	out := make([]node, 0, 2*n)
+	out := make([]node, 0, 2*b.leaves.Load()-1)
 	compact(&out, b.nodes, 0)
-	return out, order
+	return out, b.order
 }
 
 // compact copies the subtree at old into out in depth-first order with each
@@ -112,9 +117,15 @@ func compact(out *[]node, src []node, root uint32) {
 }
 
 type builder struct {
-	p     buildParams
-	refs  []bref
-	nodes []node
+	p buildParams
+	// bufs are the refs and a second buffer of the same size: a node's
+	// refs lie in bufs[cur][lo:hi], and partitioning copies them to the
+	// same range of the other buffer.
+	bufs   [2][]bref
+	nodes  []node
+	order  []uint32 // leaf slot -> primitive id, filled at the leaves
+	procs  int      // GOMAXPROCS: large nodes are binned and partitioned in that many chunks
+	leaves atomic.Int64
 }
 
 // bref is a primitive's box during the build, its maxima negated: the
@@ -144,6 +155,8 @@ func emptyBinBox() binBox {
 type binScratch struct {
 	boxes  [3][maxBins]binBox
 	counts [3][maxBins]int32
+	// chunkCounts holds each chunk's counts after binChunks.
+	chunkCounts [][3][maxBins]int32
 }
 
 func (b *binBox) add(a *bref) {
@@ -197,42 +210,89 @@ type binning struct {
 }
 
 func (bn *binning) index(c float32, a int) int {
-	j := int((c - bn.lo[a]) * bn.k[a])
-	if j >= bn.nb {
-		j = bn.nb - 1
-	}
-	if j < 0 {
-		j = 0
-	}
-	return j & (maxBins - 1)
+	return binIndex(c, bn.lo[a], bn.k[a], bn.nb-1)
 }
 
-// build fills node r for refs[lo:hi], whose bounds and doubled-centroid
-// bounds are given; its descendants may use the node slots from free on
-// (2*(hi-lo)-2 of them are reserved for it).
-func (b *builder) build(r uint32, lo, hi int, free uint32, depth int, bounds binBox, cb centroids, sc *binScratch, wg *sync.WaitGroup) {
-	refs := b.refs[lo:hi]
+// binIndex is binning.index with the axis' constants and nb-1 given; the
+// clamps compile to conditional moves.
+func binIndex(c, lo, k float32, last int) int {
+	return max(min(int((c-lo)*k), last), 0) & (maxBins - 1)
+}
+
+// build fills node r for the refs in b.bufs[cur][lo:hi], whose bounds and
+// doubled-centroid bounds are given; its descendants may use the node
+// slots from free on (2*(hi-lo)-2 of them are reserved for it).
+func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bounds binBox, cb centroids, lazyCB bool, sc *binScratch, wg *sync.WaitGroup) {
+	refs := b.bufs[cur][lo:hi]
 	n := len(refs)
-	leaf := func() { b.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)} }
+	leaf := func() {
+		b.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)}
+		b.leaves.Add(1)
+		order := b.order[lo:hi]
+		for i := range refs {
+			order[i] = refs[i].id
+		}
+	}
 	if n == 1 {
 		leaf()
 		return
 	}
+	if lazyCB {
+		cb = centroidBounds(refs)
+	}
 	mid := -1
+	next := cur
+	lazy := false // the children compute their centroid bounds
 	var lb, rb binBox
 	var lc, rc centroids
 	if depth < medianDepth {
-		bn, axis, split, cost := b.findSplit(refs, &bounds, &cb, sc)
+		bn, usable := newBinning(min(b.p.bins, max(8, 2*n)), &cb)
+		axis, split := -1, 0
+		var cost float32
+		var chunks [][2]int // chunk ranges of a large node, binned and partitioned in parallel
+		if usable {
+			if b.procs > 1 && n >= parallelSplit {
+				chunks = splitChunks(n, b.procs)
+				binChunks(refs, &bn, sc, chunks)
+			} else {
+				binRefs(refs, &bn, sc)
+			}
+			axis, split, cost = b.evalSAH(&bn, sc, &bounds, n)
+		}
 		if axis < 0 || (n <= b.p.maxLeaf && cost >= float32(n)) {
 			if n <= b.p.maxLeaf {
 				leaf()
 				return
 			}
 		} else {
-			mid, lb, rb, lc, rc = partition(refs, &bn, axis, split)
+			// The children's bounds are the unions of the split axis' bins.
+			lb, rb = emptyBinBox(), emptyBinBox()
+			for i := 0; i < bn.nb; i++ {
+				if i < split {
+					lb.union(&sc.boxes[axis][i])
+				} else {
+					rb.union(&sc.boxes[axis][i])
+				}
+			}
+			next = cur ^ 1
+			dst := b.bufs[next][lo:hi]
+			if chunks != nil {
+				mid = partitionChunks(dst, refs, &bn, axis, split, chunks, sc.chunkCounts)
+				// Large children get their centroid bounds in parallel here.
+				var wg sync.WaitGroup
+				wg.Add(1)
+				go func() { defer wg.Done(); lc = centroidBounds(dst[:mid]) }()
+				rc = centroidBounds(dst[mid:])
+				wg.Wait()
+			} else {
+				mid = partition(dst, refs, &bn, axis, split)
+				lc, rc = centroids{}, centroids{}
+				lazy = true
+			}
 		}
 	}
 	if mid <= 0 || mid >= n {
+		next, lazy = cur, false
 		mid = n / 2 // no usable SAH split (or too deep): halve the range
 		lb, lc = rangeBounds(refs[:mid])
 		rb, rc = rangeBounds(refs[mid:])
@@ -243,14 +303,31 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth int, bounds bin
 	rightFree := leftFree + uint32(2*mid-2)
 	if n >= parallelGrain {
 		wg.Add(1)
-		go func() {
+		go func(lb binBox, lc centroids, lazy bool) {
 			defer wg.Done()
-			b.build(c, lo, lo+mid, leftFree, depth+1, lb, lc, new(binScratch), wg)
-		}()
+			b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, lazy, new(binScratch), wg)
+		}(lb, lc, lazy)
 	} else {
-		b.build(c, lo, lo+mid, leftFree, depth+1, lb, lc, sc, wg)
+		b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, lazy, sc, wg)
 	}
-	b.build(c+1, lo+mid, hi, rightFree, depth+1, rb, rc, sc, wg)
+	b.build(c+1, lo+mid, hi, rightFree, depth+1, next, rb, rc, lazy, sc, wg)
+}
+
+// parallelSplit is the size from which a node's binning and partition run
+// in parallel chunks (when GOMAXPROCS > 1). Chunking does not change the
+// result: bins merge by min and sum, and each chunk scatters its refs to
+// the places a serial partition would put them.
+const parallelSplit = 1 << 17
+
+// splitChunks cuts [0, n) into k nearly equal ranges.
+func splitChunks(n, k int) [][2]int {
+	k = min(k, n/(parallelSplit/4))
+	k = max(k, 1)
+	ch := make([][2]int, k)
+	for i := range ch {
+		ch[i] = [2]int{i * n / k, (i + 1) * n / k}
+	}
+	return ch
 }
 
 // rangeBounds returns the bounds and doubled-centroid bounds of refs.
@@ -264,16 +341,12 @@ func rangeBounds(refs []bref) (binBox, centroids) {
 	return bb, cb
 }
 
-// findSplit evaluates binned SAH on every axis in one pass over refs. It
-// returns axis -1 when the centroids coincide. cost is relative to one
-// primitive intersection. Small ranges use fewer bins (twice as many as
-// primitives, at least 8): more would rarely separate them better.
-func (b *builder) findSplit(refs []bref, bounds *binBox, cb *centroids, sc *binScratch) (bn binning, axis, split int, cost float32) {
-	nb := min(b.p.bins, max(8, 2*len(refs)))
+// newBinning sets up nb bins per axis over the doubled-centroid bounds cb.
+// It reports false when the centroids coincide.
+func newBinning(nb int, cb *centroids) (bn binning, usable bool) {
 	bn.nb = nb
 	clo := [3]float32{cb.minX, cb.minY, cb.minZ}
 	chi := [3]float32{-cb.nmaxX, -cb.nmaxY, -cb.nmaxZ}
-	usable := false
 	for a := 0; a < 3; a++ {
 		bn.lo[a] = clo[a]
 		if chi[a] > clo[a] {
@@ -281,24 +354,29 @@ func (b *builder) findSplit(refs []bref, bounds *binBox, cb *centroids, sc *binS
 			usable = true
 		}
 	}
-	axis = -1
-	if !usable {
-		return
-	}
+	return bn, usable
+}
+
+// binRefs fills sc's first bn.nb bins of every axis from refs.
+func binRefs(refs []bref, bn *binning, sc *binScratch) {
 	boxes, counts := &sc.boxes, &sc.counts
 	e := emptyBinBox()
+	nb := bn.nb
 	for a := range boxes {
 		for i := range boxes[a][:nb] {
 			boxes[a][i] = e
 			counts[a][i] = 0
 		}
 	}
+	lx, ly, lz := bn.lo[0], bn.lo[1], bn.lo[2]
+	kx, ky, kz := bn.k[0], bn.k[1], bn.k[2]
+	last := nb - 1
 	for i := range refs {
 		bx := &refs[i]
 		x0, y0, z0, nx1, ny1, nz1 := bx.minX, bx.minY, bx.minZ, bx.nmaxX, bx.nmaxY, bx.nmaxZ
-		jx := bn.index(x0-nx1, 0)
-		jy := bn.index(y0-ny1, 1)
-		jz := bn.index(z0-nz1, 2)
+		jx := binIndex(x0-nx1, lx, kx, last)
+		jy := binIndex(y0-ny1, ly, ky, last)
+		jz := binIndex(z0-nz1, lz, kz, last)
 		boxes[0][jx].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[0][jx]++
 		boxes[1][jy].addv(x0, y0, z0, nx1, ny1, nz1)
@@ -306,35 +384,75 @@ func (b *builder) findSplit(refs []bref, bounds *binBox, cb *centroids, sc *binS
 		boxes[2][jz].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[2][jz]++
 	}
+}
+
+// binChunks bins every chunk of refs into its own bins in parallel, keeps
+// each chunk's counts on every axis in sc.chunkCounts (for partitionChunks)
+// and merges the bins into sc in chunk order.
+func binChunks(refs []bref, bn *binning, sc *binScratch, chunks [][2]int) {
+	scs := make([]binScratch, len(chunks))
+	var wg sync.WaitGroup
+	for c := range chunks {
+		wg.Add(1)
+		go func(bn binning) {
+			defer wg.Done()
+			binRefs(refs[chunks[c][0]:chunks[c][1]], &bn, &scs[c])
+		}(*bn)
+	}
+	wg.Wait()
+	*sc = scs[0]
+	sc.chunkCounts = make([][3][maxBins]int32, len(chunks))
+	sc.chunkCounts[0] = scs[0].counts
+	for c := 1; c < len(chunks); c++ {
+		sc.chunkCounts[c] = scs[c].counts
+		for a := 0; a < 3; a++ {
+			for i := 0; i < bn.nb; i++ {
+				sc.boxes[a][i].union(&scs[c].boxes[a][i])
+				sc.counts[a][i] += scs[c].counts[a][i]
+			}
+		}
+	}
+}
+
+// evalSAH evaluates binned SAH on every axis from the bins in sc. It
+// returns axis -1 when no split separates the refs. cost is relative to
+// one primitive intersection.
+func (b *builder) evalSAH(bn *binning, sc *binScratch, bounds *binBox, n int) (axis, split int, cost float32) {
+	boxes, counts := &sc.boxes, &sc.counts
+	nb := bn.nb
+	axis = -1
 	for a := 0; a < 3; a++ {
 		if bn.k[a] == 0 {
 			continue
 		}
+		// Only the non-empty bins matter: every split between two of them
+		// costs the same, and the first of those is the one kept.
+		var idx [maxBins]int
+		k := 0
+		for i := 0; i < nb; i++ {
+			if counts[a][i] != 0 {
+				idx[k] = i
+				k++
+			}
+		}
+		if k < 2 {
+			continue
+		}
 		var rightArea [maxBins]float32
 		var rightCount [maxBins]int32
-		// Empty bins (many, in small ranges) leave the sums as they are.
-		acc, cnt, area := emptyBinBox(), int32(0), float32(0)
-		for i := nb - 1; i > 0; i-- {
-			if k := counts[a][i]; k != 0 {
-				acc.union(&boxes[a][i])
-				cnt += k
-				area = acc.halfArea()
-			}
-			rightArea[i], rightCount[i] = area, cnt
+		acc, cnt := emptyBinBox(), int32(0)
+		for j := k - 1; j > 0; j-- {
+			acc.union(&boxes[a][idx[j]])
+			cnt += counts[a][idx[j]]
+			rightArea[j], rightCount[j] = acc.halfArea(), cnt
 		}
-		acc, cnt, area = emptyBinBox(), 0, 0
-		for i := 1; i < nb; i++ {
-			if k := counts[a][i-1]; k != 0 {
-				acc.union(&boxes[a][i-1])
-				cnt += k
-				area = acc.halfArea()
-			}
-			if cnt == 0 || rightCount[i] == 0 {
-				continue
-			}
-			c := area*float32(cnt) + rightArea[i]*float32(rightCount[i])
+		acc, cnt = emptyBinBox(), 0
+		for j := 1; j < k; j++ {
+			acc.union(&boxes[a][idx[j-1]])
+			cnt += counts[a][idx[j-1]]
+			c := acc.halfArea()*float32(cnt) + rightArea[j]*float32(rightCount[j])
 			if axis < 0 || c < cost {
-				axis, split, cost = a, i, c
+				axis, split, cost = a, idx[j-1]+1, c
 			}
 		}
 	}
@@ -343,17 +461,24 @@ func (b *builder) findSplit(refs []bref, bounds *binBox, cb *centroids, sc *binS
 		if area > 0 {
 			cost = b.p.traversalCost + cost/area
 		} else {
-			cost = b.p.traversalCost + float32(len(refs))
+			cost = b.p.traversalCost + float32(n)
 		}
 	}
-	return bn, axis, split, cost
+	return axis, split, cost
 }
 
-// partition moves the refs whose centroid bin is below split to the front
-// and returns their count with the bounds of both sides.
-func partition(refs []bref, bn *binning, axis, split int) (mid int, lb, rb binBox, lc, rc centroids) {
-	lb, rb = emptyBinBox(), emptyBinBox()
-	lc, rc = centroids(lb), centroids(rb)
+// partition copies src to dst, the refs whose centroid bin is below split
+// to the front in their order and the others to the back in reverse order,
+// and returns the count of the first. It has no data-dependent branch: the store index and the
+// cursors are computed from the side as integers.
+func partition(dst, src []bref, bn *binning, axis, split int) int {
+	l, _ := partitionInto(dst, src, bn, axis, split, 0, len(dst)-1)
+	return l
+}
+
+// partitionInto partitions src into dst from the cursors l (forward, left
+// refs) and r (backward, right refs) and returns the cursors after it.
+func partitionInto(dst, src []bref, bn *binning, axis, split, l, r int) (int, int) {
 	var off uintptr
 	switch axis {
 	case 1:
@@ -361,23 +486,70 @@ func partition(refs []bref, bn *binning, axis, split int) (mid int, lb, rb binBo
 	case 2:
 		off = 8
 	}
-	i, j := 0, len(refs)-1
-	for i <= j {
-		bx := &refs[i]
+	for i := range src {
+		bx := &src[i]
 		lo := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.minX), off))
 		nhi := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.nmaxX), off))
+		left := 0
 		if bn.index(lo-nhi, axis) < split {
-			lb.add(bx)
-			lc.add(bx)
-			i++
-		} else {
-			rb.add(bx)
-			rc.add(bx)
-			refs[i], refs[j] = refs[j], refs[i]
-			j--
+			left = 1
 		}
+		// left ? l : r, without a branch.
+		dst[r^((l^r)&-left)] = *bx
+		l += left
+		r -= 1 - left
 	}
-	return i, lb, rb, lc, rc
+	return l, r
+}
+
+// centroidBounds returns the doubled-centroid bounds of refs.
+func centroidBounds(refs []bref) centroids {
+	inf := posInf
+	x0, y0, z0, x1, y1, z1 := inf, inf, inf, inf, inf, inf
+	for i := range refs {
+		a := &refs[i]
+		x, y, z := a.minX-a.nmaxX, a.minY-a.nmaxY, a.minZ-a.nmaxZ
+		x0 = min(x0, x)
+		y0 = min(y0, y)
+		z0 = min(z0, z)
+		x1 = min(x1, -x)
+		y1 = min(y1, -y)
+		z1 = min(z1, -z)
+	}
+	return centroids{x0, y0, z0, x1, y1, z1}
+}
+
+func emptyCentroids() centroids {
+	inf := posInf
+	return centroids{inf, inf, inf, inf, inf, inf}
+}
+
+// partitionChunks is partition in parallel over the chunks that binChunks
+// binned: their left counts on the split axis give each chunk its cursors,
+// so the result is the serial one.
+func partitionChunks(dst, src []bref, bn *binning, axis, split int, chunks [][2]int, counts [][3][maxBins]int32) int {
+	var wg sync.WaitGroup
+	l, r := 0, len(dst)-1
+	for c, ch := range chunks {
+		left := 0
+		for i := 0; i < split; i++ {
+			left += int(counts[c][axis][i])
+		}
+		wg.Add(1)
+		go func(l, r int, bn binning) {
+			defer wg.Done()
+			partitionInto(dst, src[ch[0]:ch[1]], &bn, axis, split, l, r)
+		}(l, r, *bn)
+		l += left
+		r -= ch[1] - ch[0] - left
+	}
+	wg.Wait()
+	return l
+}
+
+func (c *centroids) union(a *centroids) {
+	c.minX, c.minY, c.minZ = min(c.minX, a.minX), min(c.minY, a.minY), min(c.minZ, a.minZ)
+	c.nmaxX, c.nmaxY, c.nmaxZ = min(c.nmaxX, a.nmaxX), min(c.nmaxY, a.nmaxY), min(c.nmaxZ, a.nmaxZ)
 }
 
 // refit recomputes every node's bounds bottom-up from leafBox, which
@@ -395,4 +567,37 @@ func refit(nodes []node, leafBox func(slot uint32) AABB) {
 			n.bounds = nodes[n.first].bounds.Union(nodes[n.first+1].bounds)
 		}
 	}
+}
+
+// workGrain is the size of the chunks that the stages around the builder
+// (primitive boxes, slot copies, vertex fetches) split their work into.
+const workGrain = 1 << 15
+
+// splitWork cuts [0, n) into chunks of about workGrain, at most a few per
+// GOMAXPROCS.
+func splitWork(n int) [][2]int {
+	k := min(max(n/workGrain, 1), 4*runtime.GOMAXPROCS(0))
+	ch := make([][2]int, k)
+	for i := range ch {
+		ch[i] = [2]int{i * n / k, (i + 1) * n / k}
+	}
+	return ch
+}
+
+// parallelChunks runs f on every chunk, on up to GOMAXPROCS goroutines
+// (inline when there is one chunk). Chunk c writes only its own outputs.
+func parallelChunks(chunks [][2]int, f func(c, lo, hi int)) {
+	if len(chunks) == 1 {
+		f(0, chunks[0][0], chunks[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	for c, ch := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(c, ch[0], ch[1])
+		}()
+	}
+	wg.Wait()
 }

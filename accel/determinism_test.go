@@ -60,3 +60,37 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		t.Fatalf("only %d hit records: weak test", n)
 	}
 }
+
+// Nodes of parallelSplit refs or more are binned and partitioned in one
+// chunk per GOMAXPROCS, and decode, primitive boxes and slot copies run in
+// chunks: the result must be the serial one exactly.
+func TestChunkedSplitMatchesSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large build")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(63, 64))
+	pos, idx := randomSoup(rng, 2*parallelSplit+12345, 0.01)
+	// Some inactive triangles (squeezed out after the chunked box pass) and
+	// a second geometry (ids map back to geometry and primitive).
+	for k := 0; k < len(idx)/3; k += 997 {
+		pos[idx[3*k]].X = nanF()
+	}
+	pos2, idx2 := randomSoup(rng, workGrain+77, 0.01)
+	geoms := []Geometry{TriangleGeometry(pos, idx), TriangleGeometry(pos2, idx2)}
+	var ref *BLAS
+	for _, procs := range []int{1, 2, 3, 7} {
+		runtime.GOMAXPROCS(procs)
+		b := mustBLAS(t, geoms, BuildPreferFastBuild)
+		if err := b.checkInvariants(); err != nil {
+			t.Fatalf("GOMAXPROCS %d: %v", procs, err)
+		}
+		if ref == nil {
+			ref = b
+			continue
+		}
+		if !slices.Equal(ref.nodes, b.nodes) || !slices.Equal(ref.primIndex, b.primIndex) || !slices.Equal(ref.primGeom, b.primGeom) || !slices.Equal(ref.wide, b.wide) {
+			t.Fatalf("GOMAXPROCS %d: BLAS differs from GOMAXPROCS 1", procs)
+		}
+	}
+}

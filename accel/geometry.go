@@ -238,9 +238,11 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 			return d, inputErr(where, "VertexCount", "%d is not a multiple of 3 (no index buffer)", t.VertexCount)
 		}
 		d.tris = make([]triVerts, t.VertexCount/3)
-		for p := range d.tris {
-			d.tris[p] = triVerts{vertex(3 * p), vertex(3*p + 1), vertex(3*p + 2)}
-		}
+		parallelChunks(splitWork(len(d.tris)), func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				d.tris[p] = triVerts{vertex(3 * p), vertex(3*p + 1), vertex(3*p + 2)}
+			}
+		})
 	case IndexUint16, IndexUint32:
 		isize := 2
 		if t.IndexFormat == IndexUint32 {
@@ -268,9 +270,11 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 		}
 		d.indexHash = h
 		d.tris = make([]triVerts, t.IndexCount/3)
-		for p := range d.tris {
-			d.tris[p] = triVerts{vertex(index(3 * p)), vertex(index(3*p + 1)), vertex(index(3*p + 2))}
-		}
+		parallelChunks(splitWork(len(d.tris)), func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				d.tris[p] = triVerts{vertex(index(3 * p)), vertex(index(3*p + 1)), vertex(index(3*p + 2))}
+			}
+		})
 	default:
 		return d, inputErr(where, "IndexFormat", "unsupported format %d", t.IndexFormat)
 	}
