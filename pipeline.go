@@ -309,22 +309,17 @@ func (p *Pipeline) ShaderStackSize(export string, kind ShaderKind) (uint64, erro
 // RGSMax + MaxTraceRecursionDepth*max(ISMax+AHSMax, max(CHSMax, MSMax)) +
 // 2*CSMax, from each shader's StackSize.
 func (p *Pipeline) DefaultStackSize() uint64 {
-	var max [numShaderKinds]uint64
+	var largest [numShaderKinds]uint64 // per kind: RGSMax, ISMax, ...
 	for i := range p.groups {
 		g := &p.groups[i]
 		for k := ShaderKind(0); k < numShaderKinds; k++ {
 			if (g.hit && (k == KindIntersection || k == KindAnyHit || k == KindClosestHit)) || (!g.hit && k == g.kind) {
-				if s := g.stackSize(k); s > max[k] {
-					max[k] = s
-				}
+				largest[k] = max(largest[k], g.stackSize(k))
 			}
 		}
 	}
-	hit := max[KindIntersection] + max[KindAnyHit]
-	if m := maxU64(max[KindClosestHit], max[KindMiss]); m > hit {
-		hit = m
-	}
-	return max[KindRayGeneration] + uint64(p.maxDepth)*hit + 2*max[KindCallable]
+	hit := max(largest[KindIntersection]+largest[KindAnyHit], largest[KindClosestHit], largest[KindMiss])
+	return largest[KindRayGeneration] + uint64(p.maxDepth)*hit + 2*largest[KindCallable]
 }
 
 // StackSize returns the pipeline stack size in force
@@ -338,10 +333,3 @@ func (p *Pipeline) SetStackSize(n uint64) { p.stackSize.Store(n) }
 
 // MaxTraceRecursionDepth returns the pipeline config's recursion limit.
 func (p *Pipeline) MaxTraceRecursionDepth() uint32 { return p.maxDepth }
-
-func maxU64(a, b uint64) uint64 {
-	if a > b {
-		return a
-	}
-	return b
-}

@@ -225,22 +225,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 					sp++
 					cur = a
 				} else {
-					// Insertion sort by distance, stable in child order.
-					var e [4]stackEntry
-					k := 0
-					for i := 0; i < 4; i++ {
-						if mask&(1<<i) == 0 {
-							continue
-						}
-						x := stackEntry{n.ref[i], near[i]}
-						j := k
-						for j > 0 && e[j-1].near > x.near {
-							e[j] = e[j-1]
-							j--
-						}
-						e[j] = x
-						k++
-					}
+					e, k := sortedChildren(n, mask, &near)
 					for j := k - 1; j > 0; j-- {
 						stack[sp] = e[j]
 						sp++

@@ -216,9 +216,18 @@ func (r *rayBox) pushChildren(n *node4, tMin, tMax float32, stack []stackEntry, 
 		stack[sp] = stackEntry{n.ref[i], near[i]}
 		return sp + 1
 	}
-	// Insertion sort by distance, stable in child order.
-	var e [4]stackEntry
-	k := 0
+	e, k := sortedChildren(n, mask, &near)
+	for j := k - 1; j >= 0; j-- {
+		stack[sp] = e[j]
+		sp++
+	}
+	return sp
+}
+
+// sortedChildren returns the children of n selected by mask, with their
+// entry distances, sorted nearest first; equal distances keep child order.
+// Every wide walk orders its children this way.
+func sortedChildren(n *node4, mask uint, near *[4]float32) (e [4]stackEntry, k int) {
 	for i := 0; i < 4; i++ {
 		if mask&(1<<i) == 0 {
 			continue
@@ -232,11 +241,7 @@ func (r *rayBox) pushChildren(n *node4, tMin, tMax float32, stack []stackEntry, 
 		e[j] = x
 		k++
 	}
-	for j := k - 1; j >= 0; j-- {
-		stack[sp] = e[j]
-		sp++
-	}
-	return sp
+	return e, k
 }
 
 func trailing(m uint) int {
