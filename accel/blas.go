@@ -22,6 +22,7 @@ type BLAS struct {
 	wide  []node4 // 4-wide BVH derived from nodes by widen: what traversal walks
 	// Per leaf slot, in traversal order:
 	tris      []triVerts // triangle BLAS: object-space vertices, original vertex order
+	rows      []float32  // tris per leaf as rows for the vector leaf test (leafRows), or nil
 	boxes     []AABB     // procedural BLAS
 	primGeom  []uint32   // geometry index
 	primIndex []uint32   // primitive index within the geometry
@@ -182,6 +183,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 			}
 		}
 	})
+	b.rows = leafRows(b.nodes, b.tris)
 }
 
 // inactiveID marks the ref of an inactive primitive before it is removed.

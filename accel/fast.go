@@ -173,6 +173,9 @@ func (b *BLAS) walkFiniteDeep(o *objectRay, tMin float32, tMax *float32, first b
 // It returns false, with st and *tMax saved, when an inner node could
 // overflow stack.
 func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
+	if useSIMD {
+		return b.walkFiniteOnSIMD(o, tMin, tMax, first, h, st, stack)
+	}
 	sp := st.sp
 	found := st.found
 	wide, tris := b.wide, b.tris
@@ -201,15 +204,11 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
 			var near [4]float32
 			var mask uint
-			if useSIMD {
-				mask = r.hit4SIMD(n, tMin, tm, &near)
-			} else {
-				for i := 0; i < int(n.n&7) && i < 4; i++ {
-					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-					fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-					near[i] = nr
-					mask |= b2u(nr <= fr*robustScale) << i
-				}
+			for i := 0; i < int(n.n&7) && i < 4; i++ {
+				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+				fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+				near[i] = nr
+				mask |= b2u(nr <= fr*robustScale) << i
 			}
 			if mask != 0 {
 				i0 := bits.TrailingZeros(mask)
@@ -389,6 +388,9 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 // occludesFinite is occludes for rays whose slab distances cannot be NaN,
 // with the slab test of hit4Finite written into the loop.
 func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
+	if useSIMD {
+		return b.occludesFiniteSIMD(o, tMin, tMax)
+	}
 	var stack [stackSize4]uint32
 	sp := 0
 	cur := uint32(0)
@@ -409,15 +411,10 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
 			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
 			var mask uint
-			if useSIMD {
-				var near [4]float32
-				mask = r.hit4SIMD(n, tMin, tMax, &near)
-			} else {
-				for i := 0; i < int(n.n&7) && i < 4; i++ {
-					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-					fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-					mask |= b2u(nr <= fr*robustScale) << i
-				}
+			for i := 0; i < int(n.n&7) && i < 4; i++ {
+				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+				fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+				mask |= b2u(nr <= fr*robustScale) << i
 			}
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {

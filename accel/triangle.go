@@ -67,11 +67,12 @@ func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v flo
 	kxo, kyo, kzo := w.kxo, w.kyo, w.kzo
 	ox, oy, oz := w.ox, w.oy, w.oz
 	aZ, bZ, cZ := ld(kzo)-oz, ld(vs+kzo)-oz, ld(2*vs+kzo)-oz
-	ax, ay := (ld(kxo)-ox)-w.sx*aZ, (ld(kyo)-oy)-w.sy*aZ
-	bx, by := (ld(vs+kxo)-ox)-w.sx*bZ, (ld(vs+kyo)-oy)-w.sy*bZ
-	cx, cy := (ld(2*vs+kxo)-ox)-w.sx*cZ, (ld(2*vs+kyo)-oy)-w.sy*cZ
 	// Explicit float32 conversions forbid fused multiply-adds, which would
-	// break the exact antisymmetry of shared edge functions.
+	// break the exact antisymmetry of shared edge functions, and keep every
+	// value equal to the vector filter's (leafCandidates).
+	ax, ay := (ld(kxo)-ox)-float32(w.sx*aZ), (ld(kyo)-oy)-float32(w.sy*aZ)
+	bx, by := (ld(vs+kxo)-ox)-float32(w.sx*bZ), (ld(vs+kyo)-oy)-float32(w.sy*bZ)
+	cx, cy := (ld(2*vs+kxo)-ox)-float32(w.sx*cZ), (ld(2*vs+kyo)-oy)-float32(w.sy*cZ)
 	eu := float32(cx*by) - float32(cy*bx)
 	ev := float32(ax*cy) - float32(ay*cx)
 	ew := float32(bx*ay) - float32(by*ax)
@@ -86,7 +87,7 @@ func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v flo
 		return
 	}
 	det := eu + ev + ew
-	tt := (eu*aZ + ev*bZ + ew*cZ) * w.sz
+	tt := (float32(eu*aZ) + float32(ev*bZ) + float32(ew*cZ)) * w.sz
 	t = tt / det
 	if !(t > tMin && t < tMax) {
 		return 0, 0, 0, false, false

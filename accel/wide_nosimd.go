@@ -2,10 +2,22 @@
 
 package accel
 
-// useSIMD is false without GOEXPERIMENT=simd on amd64: the scalar slab
-// loop is the default.
+// useSIMD is false without GOEXPERIMENT=simd on amd64: the scalar walks
+// are the default.
 const useSIMD = false
 
 func (r *rayBox) hit4SIMD(n *node4, tMin, tMax float32, near *[4]float32) uint {
+	panic("unreachable")
+}
+
+// simdAvailable is false without GOEXPERIMENT=simd on amd64: no BLAS keeps
+// leaf rows for the vector leaf test.
+const simdAvailable = false
+
+func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
+	panic("unreachable")
+}
+
+func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 	panic("unreachable")
 }

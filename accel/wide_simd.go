@@ -2,12 +2,22 @@
 
 package accel
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
-// useSIMD selects hit4SIMD for rays whose slab distances cannot be NaN.
-// It gives the same answers as the scalar loop (VMAXPS/VMINPS differ from
-// min/max only on NaN and the sign of zero, which no comparison sees).
-var useSIMD = archsimd.X86.AVX()
+// simdAvailable reports AVX2, which the vector walks need (leafCandidates
+// compares integers in 256-bit registers); BLASes keep leaf rows for them
+// only then.
+var simdAvailable = archsimd.X86.AVX2()
+
+// useSIMD selects the vector walks (walkFiniteOnSIMD, occludesFiniteSIMD)
+// and hit4SIMD for rays whose slab distances cannot be NaN. They give the
+// same answers as the scalar ones (VMAXPS/VMINPS differ from min/max only
+// on NaN and the sign of zero, which no comparison sees). Tests switch it
+// off to compare.
+var useSIMD = simdAvailable
 
 func (r *rayBox) hit4SIMD(n *node4, tMin, tMax float32, near *[4]float32) uint {
 	ox := archsimd.BroadcastFloat32x4(r.org.X)
@@ -27,4 +37,76 @@ func (r *rayBox) hit4SIMD(n *node4, tMin, tMax float32, near *[4]float32) uint {
 	fr := archsimd.BroadcastFloat32x4(tMax).Min(tfx).Min(tfy).Min(tfz)
 	nr.Store(near)
 	return uint(nr.LessEqual(fr.Mul(archsimd.BroadcastFloat32x4(robustScale))).ToBits())
+}
+
+// leafCandidates runs the float32 part of the watertight test
+// (watertightRay.intersect) on all triangles of the leaf with slots
+// [first, first+n) at once, from their rows (leafRows), and returns a bit
+// mask of the triangles that may hit over (tMin, tMax): those with an
+// edge function of zero (the exact path decides them) and those the
+// float32 path accepts. It computes every value with the same operations
+// in the same order as intersect, so a triangle it leaves out is one
+// intersect would reject, and the caller runs intersect on the others:
+// the answers are those of the scalar loop.
+func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tMax float32) uint {
+	base := unsafe.Pointer(&rows[9*first])
+	row := func(vertex, axis int) archsimd.Float32x8 {
+		return archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(base, uintptr(3*vertex+axis)*uintptr(n)*4)))
+	}
+	// Every scalar is broadcast from memory, with vector instructions only:
+	// a float32 in a register would be moved with SSE instructions, which
+	// run several times slower while the upper halves of the 256-bit
+	// registers are in use.
+	lim := [8]float32{tMin, tMax}
+	bc := func(p *float32) archsimd.Float32x8 {
+		return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(p))).Broadcast1To8()
+	}
+	ox, oy, oz := bc(&w.ox), bc(&w.oy), bc(&w.oz)
+	sx, sy, sz := bc(&w.sx), bc(&w.sy), bc(&w.sz)
+	lo, hi := bc(&lim[0]), bc(&lim[1])
+	kx, ky, kz := w.kx, w.ky, w.kz
+	aZ, bZ, cZ := row(0, kz).Sub(oz), row(1, kz).Sub(oz), row(2, kz).Sub(oz)
+	ax, ay := row(0, kx).Sub(ox).Sub(sx.Mul(aZ)), row(0, ky).Sub(oy).Sub(sy.Mul(aZ))
+	bx, by := row(1, kx).Sub(ox).Sub(sx.Mul(bZ)), row(1, ky).Sub(oy).Sub(sy.Mul(bZ))
+	cx, cy := row(2, kx).Sub(ox).Sub(sx.Mul(cZ)), row(2, ky).Sub(oy).Sub(sy.Mul(cZ))
+	eu := cx.Mul(by).Sub(cy.Mul(bx))
+	ev := ax.Mul(cy).Sub(ay.Mul(cx))
+	ew := bx.Mul(ay).Sub(by.Mul(ax))
+	zero := archsimd.Float32x8{}
+	onEdge := eu.Equal(zero).Or(ev.Equal(zero)).Or(ew.Equal(zero))
+	su, sv, sw := eu.AsInt32x8(), ev.AsInt32x8(), ew.AsInt32x8()
+	inside := su.Xor(sv).Or(su.Xor(sw)).GreaterEqual(archsimd.Int32x8{})
+	det := eu.Add(ev).Add(ew)
+	t := eu.Mul(aZ).Add(ev.Mul(bZ)).Add(ew.Mul(cZ)).Mul(sz).Div(det)
+	inRange := t.Greater(lo).And(t.Less(hi))
+	m := uint(inside.And(inRange).Or(onEdge).ToBits())
+	// The callers' scalar float code is SSE, which dirty upper halves
+	// would slow down too.
+	archsimd.ClearAVXUpperBits()
+	return m & (1<<n - 1)
+}
+
+// nodeRay holds a ray's slab test constants as vectors for the vector
+// walks, which write the test out (hit4SIMD with the broadcasts hoisted):
+// the inliner would not take it as a method.
+type nodeRay struct {
+	ox, oy, oz, ix, iy, iz, tMin, robust archsimd.Float32x4
+	nxo, fxo, nyo, fyo, nzo, fzo         uintptr
+}
+
+func newNodeRay(r *rayBox, tMin float32) nodeRay {
+	const row = unsafe.Sizeof([4]float32{})
+	return nodeRay{
+		ox: archsimd.BroadcastFloat32x4(r.org.X), oy: archsimd.BroadcastFloat32x4(r.org.Y), oz: archsimd.BroadcastFloat32x4(r.org.Z),
+		ix: archsimd.BroadcastFloat32x4(r.inv.X), iy: archsimd.BroadcastFloat32x4(r.inv.Y), iz: archsimd.BroadcastFloat32x4(r.inv.Z),
+		tMin: archsimd.BroadcastFloat32x4(tMin), robust: archsimd.BroadcastFloat32x4(robustScale),
+		nxo: uintptr(r.nearX) * row, fxo: uintptr(r.nearX^1) * row,
+		nyo: uintptr(r.nearY) * row, fyo: uintptr(r.nearY^1) * row,
+		nzo: uintptr(r.nearZ) * row, fzo: uintptr(r.nearZ^1) * row,
+	}
+}
+
+// load returns the row of node bounds at byte offset off from p.
+func (q *nodeRay) load(p unsafe.Pointer, off uintptr) archsimd.Float32x4 {
+	return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(p, off)))
 }
