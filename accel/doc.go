@@ -29,3 +29,8 @@
 //
 // The package knows nothing about shaders.
 package accel
+
+// VectorWalks reports whether Intersect, Occluded and the plain TraceRay
+// path use the vector walks: a build with GOEXPERIMENT=simd on amd64, run
+// on a CPU with AVX2. They answer exactly as the scalar walks, the default.
+func VectorWalks() bool { return useSIMD }

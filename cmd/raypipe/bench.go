@@ -60,7 +60,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-32s %12.4g  %s\n", m.Name, m.Value, m.Unit)
 	}
 	if !*jsonOut {
-		fmt.Fprintf(stdout, "raypipe bench: %d CPUs (GOMAXPROCS), %s/%s\n\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(stdout, "raypipe bench: %d CPUs (GOMAXPROCS), %s/%s, %s walks\n\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, walks())
 		fmt.Fprintf(stdout, "%-32s %12s  %s\n", "metric", "value", "unit")
 	}
 	return benchSuite(cfg, emit)
@@ -311,4 +311,13 @@ func benchSER(cfg benchConfig, emit func(metric)) error {
 		emit(metric{fmt.Sprintf("ser.speedup.window_%d", w), res.SamplesPerSec / off.SamplesPerSec, "ratio"})
 	}
 	return nil
+}
+
+// walks names the traversal code accel uses: "vector" in a
+// GOEXPERIMENT=simd build on AVX2, else "scalar".
+func walks() string {
+	if accel.VectorWalks() {
+		return "vector (GOEXPERIMENT=simd)"
+	}
+	return "scalar"
 }
