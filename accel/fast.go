@@ -221,12 +221,14 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 						a, c = c, a
 					}
 					stack[sp] = c
+					prefetchChild(wide, tris, c.node)
 					sp++
 					cur = a
 				} else {
 					e, k := sortedChildren(n, mask, &near)
 					for j := k - 1; j > 0; j-- {
 						stack[sp] = e[j]
+						prefetchChild(wide, tris, e[j].node)
 						sp++
 					}
 					cur = e[0]
@@ -419,6 +421,7 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
 					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					prefetchChild(wide, tris, stack[sp])
 					sp++
 				}
 				cur = n.ref[bits.TrailingZeros(mask)&3]

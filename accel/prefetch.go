@@ -1,0 +1,34 @@
+package accel
+
+import "unsafe"
+
+// Software prefetch for the wide walks.
+//
+// On scenes larger than the caches, a walk is a chain of dependent misses
+// (node, child node, ..., leaf triangles). When a walk pushes a child it
+// will only visit after the subtree it continues with, prefetching the
+// child then overlaps that miss with the work in between. Measured against
+// the same loops without it (in one process, alternating batches), the
+// 1M-triangle soup gets 10-16% faster on incoherent and shadow rays, 100k
+// triangles 6-9%, 1M-triangle terrain shadow rays 13%; scenes that fit in
+// the caches, and coherent primary rays, pay the call: within +-3%.
+// Leaves prefetch all their triangle lines (up to 288 bytes), inner nodes
+// both of their lines: each did better than prefetching less.
+//
+// A prefetch is only a hint: it never faults and never changes a result,
+// so the walks stay bit-identical.
+
+// prefetchChild prefetches what the walk will read when it visits ref, a
+// child reference of a node of wide: both cache lines of an inner node, or
+// every line holding a leaf's triangles in tris.
+func prefetchChild(wide []node4, tris []triVerts, ref uint32) {
+	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), unsafe.Pointer(unsafe.SliceData(tris)), ref)
+}
+
+// The assembly hard-codes the layout: these fail to compile if it changes.
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(node4{})-128]
+	_ = [1]struct{}{}[unsafe.Sizeof(triVerts{})-36]
+	_ = [1]struct{}{}[leafBit-1<<31]
+	_ = [1]struct{}{}[leafCountBits-3]
+)

@@ -1,0 +1,13 @@
+package accel
+
+import "unsafe"
+
+// prefetchRef issues PREFETCHT0 for the node wide[ref] (128 bytes: two
+// lines) or, for a leaf reference, for the lines of its triangles,
+// tris[first:end] (36 bytes each). Go has no prefetch intrinsic outside
+// the runtime, so this is a call to assembly: it costs a call and the
+// spills around it, but no inline load could do the same without stalling
+// retirement on the miss it is meant to hide.
+//
+//go:noescape
+func prefetchRef(wide, tris unsafe.Pointer, ref uint32)

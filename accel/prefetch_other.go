@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package accel
+
+import "unsafe"
+
+// prefetchRef is a no-op where there is no assembly prefetch.
+func prefetchRef(wide, tris unsafe.Pointer, ref uint32) {}
