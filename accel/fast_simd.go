@@ -44,12 +44,14 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 						a, c = c, a
 					}
 					stack[sp] = c
+					prefetchChildRows(wide, rows, c.node)
 					sp++
 					cur = a
 				} else {
 					e, k := sortedChildren(n, mask, &near)
 					for j := k - 1; j > 0; j-- {
 						stack[sp] = e[j]
+						prefetchChildRows(wide, rows, e[j].node)
 						sp++
 					}
 					cur = e[0]
@@ -109,6 +111,7 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 			if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
 					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					prefetchChildRows(wide, rows, stack[sp])
 					sp++
 				}
 				cur = n.ref[bits.TrailingZeros(mask)&3]
