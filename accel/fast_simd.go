@@ -132,3 +132,109 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 		cur = stack[sp]
 	}
 }
+
+// stepClosestSIMD is stepClosest with the vector tests of walkFiniteOnSIMD.
+func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
+	cur, sp, tm := w.cur, w.sp, w.tMax
+	if !isLeafRef(cur.node) {
+		if sp > batchStackLimit {
+			w.overflow = true
+			return false
+		}
+		n := &b.wide[cur.node]
+		q := &w.q
+		p := unsafe.Pointer(&n.b)
+		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
+		fr := archsimd.BroadcastFloat32x4(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+		var near [4]float32
+		nr.Store(&near)
+		if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
+			i0 := bits.TrailingZeros(mask)
+			m := mask & (mask - 1)
+			if m == 0 {
+				cur = stackEntry{n.ref[i0&3], near[i0&3]}
+			} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
+				a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+				if c.near < a.near {
+					a, c = c, a
+				}
+				w.stack[sp] = c
+				prefetchChildRows(b.wide, b.rows, c.node)
+				sp++
+				cur = a
+			} else {
+				e, k := sortedChildren(n, mask, &near)
+				for j := k - 1; j > 0; j-- {
+					w.stack[sp] = e[j]
+					prefetchChildRows(b.wide, b.rows, e[j].node)
+					sp++
+				}
+				cur = e[0]
+			}
+			if cur.near <= tm {
+				prefetchChildRows(b.wide, b.rows, cur.node)
+				w.cur, w.sp = cur, sp
+				return true
+			}
+			w.sp = sp
+		}
+	} else {
+		lo, hi := leafRange(cur.node)
+		for m := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, tm); m != 0; m &= m - 1 {
+			s := lo + uint32(bits.TrailingZeros(m))
+			t, u, v, front, ok := w.o.wt.intersect(&b.tris[s], w.tMin, tm)
+			if !ok {
+				continue
+			}
+			tm = t
+			w.h = fastHit{t, u, v, s, front}
+			w.found = true
+			if first {
+				return false
+			}
+		}
+		w.tMax = tm
+	}
+	return w.pop()
+}
+
+// stepOccludedSIMD is stepOccluded with the vector tests of
+// occludesFiniteSIMD.
+func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
+	cur := w.cur.node
+	if !isLeafRef(cur) {
+		if w.sp > batchStackLimit {
+			w.overflow = true
+			return false
+		}
+		n := &b.wide[cur]
+		q := &w.q
+		p := unsafe.Pointer(&n.b)
+		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
+		fr := archsimd.BroadcastFloat32x4(w.tMax).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+		if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
+			for m := mask & (mask - 1); m != 0; m &= m - 1 {
+				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&3]}
+				prefetchChildRows(b.wide, b.rows, w.stack[w.sp].node)
+				w.sp++
+			}
+			w.cur.node = n.ref[bits.TrailingZeros(mask)&3]
+			prefetchChildRows(b.wide, b.rows, w.cur.node)
+			return true
+		}
+	} else {
+		lo, hi := leafRange(cur)
+		for m := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax); m != 0; m &= m - 1 {
+			if _, _, _, _, ok := w.o.wt.intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
+				w.found = true
+				return false
+			}
+		}
+	}
+	if w.sp == 0 {
+		return false
+	}
+	w.sp--
+	w.cur = w.stack[w.sp]
+	return true
+}

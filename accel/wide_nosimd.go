@@ -21,3 +21,12 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 	panic("unreachable")
 }
+
+// nodeRay holds the vector walks' slab constants; the scalar build has none.
+type nodeRay struct{}
+
+func newNodeRay(r *rayBox, tMin float32) nodeRay { return nodeRay{} }
+
+func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool { panic("unreachable") }
+
+func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool { panic("unreachable") }

@@ -18,6 +18,13 @@
 // GOMAXPROCS) and both tracers trace chunks of 4096 rays from -threads
 // goroutines (default GOMAXPROCS).
 //
+// Tracers: embree-low, embree-medium, embree-high (Embree's build
+// qualities, traced ray by ray with rtcIntersect1/rtcOccluded1; with
+// "-stream", each chunk in one rtcIntersect1M/rtcOccluded1M call) and
+// raypipe-fastbuild, raypipe-fasttrace (BuildPreferFastBuild and
+// BuildPreferFastTrace, traced ray by ray with Intersect/Occluded; with
+// "-batch", each chunk in one IntersectBatch/OccludedBatch call).
+//
 // Agreement is checked against the first tracer (embree-medium by default):
 // same primitive with t within 1e-5 relative, ties (another primitive at the
 // same t, e.g. a shared edge) counted apart, and hit/miss disagreements
@@ -46,7 +53,7 @@ var (
 	flagSizes     = flag.String("sizes", "10k,100k,1m", "comma-separated triangle counts of the procedural scenes (k and m suffixes); empty for none")
 	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup")
 	flagOBJ       = flag.String("obj", "", "comma-separated OBJ files to compare as well")
-	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace", "tracers to run; the first is the reference for agreement")
+	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace", "tracers to run (see the command's doc); the first is the reference for agreement")
 	flagRes       = flag.Int("res", 384, "primary rays: a res x res image")
 	flagRays      = flag.Int("rays", 1<<17, "number of shadow and of incoherent rays")
 	flagReps      = flag.Int("reps", 3, "repetitions of each trace timing (best is kept)")
@@ -131,17 +138,23 @@ func makeTracers(list string) ([]tracer, error) {
 	for _, name := range splitList(list) {
 		var t tracer
 		var err error
-		switch name {
-		case "embree-low":
-			t = embreeTracer{embree.Low}
-		case "embree-medium":
-			t = embreeTracer{embree.Medium}
-		case "embree-high":
-			t = embreeTracer{embree.High}
-		case "raypipe-fastbuild":
-			t = raypipeTracer{accel.BuildPreferFastBuild}
-		case "raypipe-fasttrace":
-			t = raypipeTracer{accel.BuildPreferFastTrace}
+		// "-stream" and "-batch" trace each chunk of rays with one call
+		// (rtcIntersect1M, accel's IntersectBatch) instead of ray by ray.
+		base, many := strings.CutSuffix(name, "-stream")
+		if !many {
+			base, many = strings.CutSuffix(name, "-batch")
+		}
+		switch {
+		case base == "embree-low" && name != base+"-batch":
+			t = embreeTracer{embree.Low, many}
+		case base == "embree-medium" && name != base+"-batch":
+			t = embreeTracer{embree.Medium, many}
+		case base == "embree-high" && name != base+"-batch":
+			t = embreeTracer{embree.High, many}
+		case base == "raypipe-fastbuild" && name != base+"-stream":
+			t = raypipeTracer{accel.BuildPreferFastBuild, many}
+		case base == "raypipe-fasttrace" && name != base+"-stream":
+			t = raypipeTracer{accel.BuildPreferFastTrace, many}
 		default:
 			err = fmt.Errorf("unknown tracer %q", name)
 		}

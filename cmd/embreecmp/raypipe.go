@@ -15,13 +15,18 @@ import (
 // threads follow GOMAXPROCS (the caller sets it to 1 for one-thread rows).
 type raypipeTracer struct {
 	flags accel.BuildFlags
+	batch bool // trace with IntersectBatch/OccludedBatch
 }
 
 func (t raypipeTracer) Name() string {
+	name := "raypipe-fastbuild"
 	if t.flags&accel.BuildPreferFastTrace != 0 {
-		return "raypipe-fasttrace"
+		name = "raypipe-fasttrace"
 	}
-	return "raypipe-fastbuild"
+	if t.batch {
+		name += "-batch"
+	}
+	return name
 }
 
 func (t raypipeTracer) Builder(threads int) (builder, error) { return t, nil }
@@ -33,12 +38,15 @@ func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, err
 	if err != nil {
 		return nil, err
 	}
+	if t.batch {
+		return raypipeBatch{blas}, nil
+	}
 	return raypipeScene{blas}, nil
 }
 
 func (t raypipeTracer) Close() {}
 
-// raypipeScene traces a BLAS ray by ray (accel has no batch API).
+// raypipeScene traces a BLAS ray by ray.
 type raypipeScene struct {
 	blas *accel.BLAS
 }
@@ -65,3 +73,40 @@ func (s raypipeScene) Occluded(rays []raygen.Ray, out []bool) {
 }
 
 func (s raypipeScene) Close() {}
+
+// raypipeBatch traces a BLAS a chunk at a time with the batch API. The
+// conversion to accel rays is timed, as the Embree side converts too.
+type raypipeBatch struct {
+	blas *accel.BLAS
+}
+
+func (s raypipeBatch) Intersect(rays []raygen.Ray, hits []hit) {
+	ar := make([]accel.Ray, len(rays))
+	for i, r := range rays {
+		ar[i] = toAccel(r)
+	}
+	hs := make([]accel.Hit, len(rays))
+	ok := make([]bool, len(rays))
+	if err := s.blas.IntersectBatch(ar, 0, hs, ok); err != nil {
+		panic(err) // the slices are made to size above
+	}
+	for i, h := range hs {
+		if !ok[i] {
+			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
+			continue
+		}
+		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.GeometryIndex, U: h.U, V: h.V}
+	}
+}
+
+func (s raypipeBatch) Occluded(rays []raygen.Ray, out []bool) {
+	ar := make([]accel.Ray, len(rays))
+	for i, r := range rays {
+		ar[i] = toAccel(r)
+	}
+	if err := s.blas.OccludedBatch(ar, 0, out); err != nil {
+		panic(err)
+	}
+}
+
+func (s raypipeBatch) Close() {}

@@ -47,21 +47,28 @@ type scene interface {
 // coexist with an all-threads one.
 type embreeTracer struct {
 	quality embree.Quality
+	stream  bool // trace with rtcIntersect1M/rtcOccluded1M
 }
 
-func (t embreeTracer) Name() string { return "embree-" + t.quality.String() }
+func (t embreeTracer) Name() string {
+	if t.stream {
+		return "embree-" + t.quality.String() + "-stream"
+	}
+	return "embree-" + t.quality.String()
+}
 
 func (t embreeTracer) Builder(threads int) (builder, error) {
 	d, err := embree.NewDevice(threads)
 	if err != nil {
 		return nil, err
 	}
-	return embreeBuilder{d, t.quality}, nil
+	return embreeBuilder{d, t.quality, t.stream}, nil
 }
 
 type embreeBuilder struct {
 	dev     *embree.Device
 	quality embree.Quality
+	stream  bool
 }
 
 func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
@@ -69,7 +76,16 @@ func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, err
 	if err != nil {
 		return nil, err
 	}
+	if b.stream {
+		return embreeStream{s}, nil
+	}
 	return s, nil
 }
+
+// embreeStream traces an Embree scene through the stream API.
+type embreeStream struct{ *embree.Scene }
+
+func (s embreeStream) Intersect(rays []raygen.Ray, hits []hit) { s.IntersectStream(rays, hits) }
+func (s embreeStream) Occluded(rays []raygen.Ray, out []bool)  { s.OccludedStream(rays, out) }
 
 func (b embreeBuilder) Close() { b.dev.Close() }

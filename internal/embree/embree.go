@@ -114,6 +114,77 @@ static void rp_occluded(RTCScene scene, const rp_ray *rays, unsigned char *out, 
 		out[i] = ray.tfar == -INFINITY;
 	}
 }
+
+// The stream forms hand Embree the whole chunk (rtcIntersect1M and
+// rtcOccluded1M), which lets it reorder or packetize rays as it sees fit.
+static int rp_intersect_stream(RTCScene scene, const rp_ray *rays, rp_hit *hits, size_t n) {
+	struct RTCRayHit *rh = malloc(n * sizeof(struct RTCRayHit));
+	if (rh == NULL) {
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const rp_ray *r = &rays[i];
+		struct RTCRayHit *q = &rh[i];
+		q->ray.org_x = r->ox; q->ray.org_y = r->oy; q->ray.org_z = r->oz;
+		q->ray.tnear = r->tmin;
+		q->ray.dir_x = r->dx; q->ray.dir_y = r->dy; q->ray.dir_z = r->dz;
+		q->ray.time = 0;
+		q->ray.tfar = r->tmax;
+		q->ray.mask = 0xFFFFFFFFu;
+		q->ray.id = (unsigned)i;
+		q->ray.flags = 0;
+		q->hit.geomID = RTC_INVALID_GEOMETRY_ID;
+		q->hit.primID = RTC_INVALID_GEOMETRY_ID;
+		q->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+	}
+	struct RTCIntersectContext ctx;
+	rtcInitIntersectContext(&ctx);
+	rtcIntersect1M(scene, &ctx, rh, (unsigned)n, sizeof(struct RTCRayHit));
+	for (size_t i = 0; i < n; i++) {
+		const struct RTCRayHit *q = &rh[i];
+		rp_hit *h = &hits[i];
+		if (q->hit.geomID == RTC_INVALID_GEOMETRY_ID) {
+			h->t = INFINITY;
+			h->prim = h->geom = RTC_INVALID_GEOMETRY_ID;
+			h->u = h->v = 0;
+		} else {
+			h->t = q->ray.tfar;
+			h->prim = q->hit.primID;
+			h->geom = q->hit.geomID;
+			h->u = q->hit.u;
+			h->v = q->hit.v;
+		}
+	}
+	free(rh);
+	return 0;
+}
+
+static int rp_occluded_stream(RTCScene scene, const rp_ray *rays, unsigned char *out, size_t n) {
+	struct RTCRay *rs = malloc(n * sizeof(struct RTCRay));
+	if (rs == NULL) {
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const rp_ray *r = &rays[i];
+		struct RTCRay *q = &rs[i];
+		q->org_x = r->ox; q->org_y = r->oy; q->org_z = r->oz;
+		q->tnear = r->tmin;
+		q->dir_x = r->dx; q->dir_y = r->dy; q->dir_z = r->dz;
+		q->time = 0;
+		q->tfar = r->tmax;
+		q->mask = 0xFFFFFFFFu;
+		q->id = (unsigned)i;
+		q->flags = 0;
+	}
+	struct RTCIntersectContext ctx;
+	rtcInitIntersectContext(&ctx);
+	rtcOccluded1M(scene, &ctx, rs, (unsigned)n, sizeof(struct RTCRay));
+	for (size_t i = 0; i < n; i++) {
+		out[i] = rs[i].tfar == -INFINITY;
+	}
+	free(rs);
+	return 0;
+}
 */
 import "C"
 
@@ -347,6 +418,30 @@ func (s *Scene) Occluded(rays []raygen.Ray, out []bool) {
 	_ = out[len(rays)-1]
 	// A Go bool is one byte holding 0 or 1, as the C loop writes it.
 	C.rp_occluded(s.s, (*C.rp_ray)(unsafe.Pointer(&rays[0])), (*C.uchar)(unsafe.Pointer(&out[0])), C.size_t(len(rays)))
+}
+
+// IntersectStream is Intersect through Embree's stream API
+// (rtcIntersect1M over the whole batch). It panics if C memory for the
+// batch cannot be allocated.
+func (s *Scene) IntersectStream(rays []raygen.Ray, hits []Hit) {
+	if len(rays) == 0 {
+		return
+	}
+	_ = hits[len(rays)-1]
+	if C.rp_intersect_stream(s.s, (*C.rp_ray)(unsafe.Pointer(&rays[0])), (*C.rp_hit)(unsafe.Pointer(&hits[0])), C.size_t(len(rays))) != 0 {
+		panic("embree: out of memory for a ray stream")
+	}
+}
+
+// OccludedStream is Occluded through Embree's stream API (rtcOccluded1M).
+func (s *Scene) OccludedStream(rays []raygen.Ray, out []bool) {
+	if len(rays) == 0 {
+		return
+	}
+	_ = out[len(rays)-1]
+	if C.rp_occluded_stream(s.s, (*C.rp_ray)(unsafe.Pointer(&rays[0])), (*C.uchar)(unsafe.Pointer(&out[0])), C.size_t(len(rays))) != 0 {
+		panic("embree: out of memory for a ray stream")
+	}
 }
 
 // ChunkSize is the number of rays per cgo call in the parallel methods.
