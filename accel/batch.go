@@ -268,6 +268,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 			w.h = fastHit{t, u, v, s, front}
 			w.found = true
 			if first {
+				w.tMax = tm
 				return false
 			}
 		}
@@ -325,4 +326,249 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 	w.sp--
 	w.cur = w.stack[w.sp]
 	return true
+}
+
+// traversalBytes is what a walk of b may read: wide nodes and triangles.
+func (b *BLAS) traversalBytes() uint64 {
+	return sliceBytes(b.wide, false) + sliceBytes(b.tris, false) + sliceBytes(b.rows, false)
+}
+
+// deriveBLASBytes recomputes blasBytes, the traversal footprint of the
+// distinct triangle BLASes of t's active instances, after a build, update
+// or deserialization.
+func (t *TLAS) deriveBLASBytes() {
+	t.blasBytes = 0
+	seen := make(map[*BLAS]bool)
+	for i := range t.instances {
+		in := &t.instances[i]
+		if !in.active() || in.blas.typ != GeometryTriangles || seen[in.blas] {
+			continue
+		}
+		seen[in.blas] = true
+		t.blasBytes += in.blas.traversalBytes()
+	}
+}
+
+// tlasWalk is one in-flight ray of a TLAS batch: its top-level walk, and
+// the bottom-level walk in flight (w) when inBLAS.
+type tlasWalk struct {
+	ray    int
+	r      Ray
+	world  rayBox
+	tMax   float32 // the closest hit so far
+	inBLAS bool
+	inst   uint32 // instance of the bottom-level walk
+	w      batchWalk
+	// The closest hit so far: its object-space ray, instance and hit.
+	best    objectRay
+	bestIdx uint32
+	h       fastHit
+	// overflow: the top-level stack would overflow; the ray is traced
+	// again alone.
+	overflow bool
+	sp       int
+	stack    [smallStack]stackEntry
+}
+
+// IntersectBatch stores Intersect(rays[i], flags, mask) in hits[i] and
+// found[i] for every ray; hits and found must be at least as long as rays.
+// Like BLAS.IntersectBatch it interleaves the walks of several rays when
+// the scene's bottom-level structures are larger than the caches, and
+// gives Intersect's answers bit for bit.
+func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hit, found []bool) error {
+	if len(hits) < len(rays) || len(found) < len(rays) {
+		return fmt.Errorf("accel: IntersectBatch of %d rays needs as many hits and found slots (have %d and %d)", len(rays), len(hits), len(found))
+	}
+	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) {
+		for i := range rays {
+			hits[i], found[i] = t.Intersect(rays[i], flags, mask)
+		}
+		return nil
+	}
+	flags |= RayFlagSkipProceduralPrimitives
+	mode := batchClosest
+	if flags&RayFlagAcceptFirstHitAndEndSearch != 0 {
+		mode = batchFirst
+	}
+	t.runBatch(rays, mode, uint8(mask), func(l *tlasWalk) {
+		switch {
+		case l.overflow:
+			hits[l.ray], found[l.ray] = t.traceFast(l.r, flags, uint8(mask))
+		case l.bestIdx != ^uint32(0):
+			hits[l.ray], found[l.ray] = makeHit(&t.instances[l.bestIdx], l.bestIdx, &l.best, &l.h, flags), true
+		default:
+			hits[l.ray], found[l.ray] = Hit{}, false
+		}
+	})
+	return nil
+}
+
+// OccludedBatch stores Occluded(rays[i], flags, mask) in occluded[i] for
+// every ray; occluded must be at least as long as rays.
+func (t *TLAS) OccludedBatch(rays []Ray, flags RayFlags, mask uint32, occluded []bool) error {
+	if len(occluded) < len(rays) {
+		return fmt.Errorf("accel: OccludedBatch of %d rays needs as many results (have %d)", len(rays), len(occluded))
+	}
+	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) {
+		for i := range rays {
+			occluded[i] = t.Occluded(rays[i], flags, mask)
+		}
+		return nil
+	}
+	t.runBatch(rays, batchOccluded, uint8(mask), func(l *tlasWalk) {
+		if l.overflow {
+			occluded[l.ray] = t.occludedFast(l.r, uint8(mask))
+		} else {
+			occluded[l.ray] = l.bestIdx != ^uint32(0)
+		}
+	})
+	return nil
+}
+
+// runBatch walks rays on batchLanes lanes, as BLAS.runBatch, handing each
+// finished ray to finish.
+func (t *TLAS) runBatch(rays []Ray, mode batchMode, mask uint8, finish func(*tlasWalk)) {
+	var lanes [batchLanes]tlasWalk
+	next := 0
+	// start begins the next ray on l and runs its top-level walk to its
+	// first bottom-level walk; rays that end before are finished here.
+	start := func(l *tlasWalk) bool {
+		for next < len(rays) {
+			l.ray, l.r = next, rays[next]
+			next++
+			l.bestIdx, l.overflow, l.inBLAS = ^uint32(0), false, false
+			r := &l.r
+			if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+				finish(l)
+				continue
+			}
+			l.world.setup(r.Origin, r.Direction)
+			l.tMax = r.TMax
+			l.sp = 0
+			if _, ok := l.world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); ok || mode != batchOccluded {
+				l.stack[0] = stackEntry{0, r.TMin}
+				l.sp = 1
+			}
+			if t.advance(l, mode, mask) {
+				return true
+			}
+			finish(l)
+		}
+		return false
+	}
+	var live uint
+	for i := range lanes {
+		if !start(&lanes[i]) {
+			break
+		}
+		live |= 1 << i
+	}
+	for live != 0 {
+		for m := live; m != 0; m &= m - 1 {
+			i := bits.TrailingZeros(m)
+			l := &lanes[i%batchLanes]
+			in := &t.instances[l.inst]
+			if in.blas.step(&l.w, mode) {
+				continue
+			}
+			if t.endBLAS(l, in, mode) && t.advance(l, mode, mask) {
+				continue
+			}
+			finish(l)
+			if !start(l) {
+				live &^= 1 << i
+			}
+		}
+	}
+}
+
+// endBLAS takes the result of l's bottom-level walk in instance in and
+// reports whether the top-level walk goes on.
+func (t *TLAS) endBLAS(l *tlasWalk, in *instance, mode batchMode) bool {
+	l.inBLAS = false
+	w := &l.w
+	if w.overflow {
+		// Walk this instance again alone, from where the top level was.
+		var h fastHit
+		if mode == batchOccluded {
+			w.found = in.blas.occludes(&w.o, l.r.TMin, l.tMax)
+		} else {
+			w.found = in.blas.walk(&w.o, l.r.TMin, &l.tMax, mode == batchFirst, &h)
+			w.h, w.tMax = h, l.tMax
+		}
+	}
+	if !w.found {
+		return true
+	}
+	l.best, l.bestIdx, l.h, l.tMax = w.o, l.inst, w.h, w.tMax
+	return mode != batchOccluded && mode != batchFirst
+}
+
+// advance runs l's top-level walk (traceFast's loop, or occludedFast's)
+// until it starts a bottom-level walk, which it leaves in flight in l.w,
+// or ends; it reports whether a bottom-level walk is in flight. Instances
+// whose object-space ray needs the general walk are walked here, alone.
+func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
+	r := &l.r
+	for l.sp > 0 {
+		l.sp--
+		e := l.stack[l.sp]
+		if mode != batchOccluded && e.near > l.tMax {
+			continue
+		}
+		if !isLeafRef(e.node) {
+			if l.sp+1 > batchStackLimit { // traceFast's sp+4 > len(stack)
+				l.overflow = true
+				return false
+			}
+			if mode == batchOccluded {
+				var near [4]float32
+				n := &t.wide[e.node]
+				if m4 := l.world.hit4(n, r.TMin, r.TMax, &near); m4 != 0 {
+					// occludedFast takes the first hit child next and
+					// stacks the others: the same order on this stack.
+					for m := m4 &^ (m4 & -m4); m != 0; m &= m - 1 {
+						l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&3]}
+						l.sp++
+					}
+					l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m4)&3]}
+					l.sp++
+				}
+			} else {
+				l.sp = l.world.pushChildren(&t.wide[e.node], r.TMin, l.tMax, l.stack[:], l.sp)
+			}
+			continue
+		}
+		leaf, _ := leafRange(e.node)
+		idx := t.order[leaf]
+		in := &t.instances[idx]
+		if in.mask&mask == 0 || in.blas.typ != GeometryTriangles {
+			continue
+		}
+		w := &l.w
+		w.o.setup(in, r)
+		near, ok := w.o.rb.hit(&in.blas.nodes[0].bounds, r.TMin, l.tMax)
+		if !ok || mode != batchOccluded && near > l.tMax {
+			continue
+		}
+		l.inst = idx
+		if !w.o.rb.finite {
+			w.overflow = true // walked alone by endBLAS
+			if t.endBLAS(l, in, mode) {
+				continue
+			}
+			return false
+		}
+		w.tMin, w.tMax, w.found, w.overflow = r.TMin, l.tMax, false, false
+		w.cur, w.sp = stackEntry{0, near}, 0
+		if mode == batchOccluded {
+			w.cur = stackEntry{}
+		}
+		if useSIMD {
+			w.q = newNodeRay(&w.o.rb, r.TMin)
+		}
+		l.inBLAS = true
+		return true
+	}
+	return false
 }

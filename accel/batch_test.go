@@ -110,3 +110,100 @@ func TestBatchRejectsShortOutputs(t *testing.T) {
 		t.Error("OccludedBatch accepted 2 results for 3 rays")
 	}
 }
+
+// TestTLASBatchMatchesSingleRays is TestBatchMatchesSingleRays for
+// TLAS.IntersectBatch and OccludedBatch: instances with rotations,
+// mirrors and masks over several BLASes (one procedural, which the plain
+// queries skip), ray masks, flags, and overflowing stacks.
+func TestTLASBatchMatchesSingleRays(t *testing.T) {
+	defer func(v int) { batchMinBytes = v }(batchMinBytes)
+	batchMinBytes = 0
+	rng := rand.New(rand.NewPCG(43, 44))
+	var blases []*BLAS
+	for m := 0; m < 3; m++ {
+		pos, idx := randomSoup(rng, 500+400*m, 0.25)
+		if m == 1 {
+			idx = append(idx, idx...) // ties
+		}
+		b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, allBuildFlags[m])
+		if err != nil {
+			t.Fatal(err)
+		}
+		blases = append(blases, b)
+	}
+	boxes := []AABB{{vec.V3(-0.2, -0.2, -0.2), vec.V3(0.2, 0.2, 0.2)}}
+	proc, err := BuildBLAS([]Geometry{AABBGeometry(boxes)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var insts []Instance
+	for i := 0; i < 24; i++ {
+		xf := randomRotation(rng)
+		for r := range xf { // overlapping instances: rays cross several
+			xf[r][3] *= 0.1
+		}
+		if i%5 == 4 {
+			xf = xf.Mul(vec.Scale3x4(vec.V3(-1, 1, 1)))
+		}
+		b := blases[i%3]
+		if i%7 == 6 {
+			b = proc
+		}
+		insts = append(insts, Instance{Transform: xf, InstanceMask: uint8(1 << (i % 8)), BLAS: b})
+	}
+	tl, err := BuildTLAS(insts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := float32(math.Inf(1))
+	rays := make([]Ray, 2000)
+	for i := range rays {
+		rays[i] = Ray{Origin: randVec(rng, 4), Direction: randVec(rng, 1), TMax: inf}
+		switch i % 7 {
+		case 1:
+			rays[i].TMax = float32(rng.Float64() * 4)
+		case 2:
+			rays[i].Direction = vec.V3(0, rays[i].Direction.Y, 0)
+		case 3:
+			rays[i].Direction.X = float32(1e-38)
+		case 4:
+			rays[i].TMin = 1
+		}
+	}
+	hitCount := 0
+	for _, limit := range []int{smallStack - 3, 3, 6} {
+		batchStackLimit = limit
+		for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch, RayFlagCullFrontFacingTriangles} {
+			for _, mask := range []uint32{0xff, 0x0f, 0x81} {
+				for _, n := range []int{1, batchLanes + 3, len(rays)} {
+					hits := make([]Hit, n)
+					found := make([]bool, n)
+					occ := make([]bool, n)
+					if err := tl.IntersectBatch(rays[:n], flags, mask, hits, found); err != nil {
+						t.Fatal(err)
+					}
+					if err := tl.OccludedBatch(rays[:n], flags, mask, occ); err != nil {
+						t.Fatal(err)
+					}
+					for i, r := range rays[:n] {
+						h, ok := tl.Intersect(r, flags, mask)
+						if ok != found[i] || h != hits[i] {
+							t.Fatalf("limit %d flags %v mask %#x ray %d: batch %v %+v, alone %v %+v", limit, flags, mask, i, found[i], hits[i], ok, h)
+						}
+						if ok {
+							hitCount++
+						}
+						if o := tl.Occluded(r, flags, mask); o != occ[i] {
+							t.Fatalf("limit %d flags %v mask %#x ray %d: batch occluded %v, alone %v", limit, flags, mask, i, occ[i], o)
+						}
+					}
+				}
+			}
+		}
+	}
+	batchStackLimit = smallStack - 3
+	t.Logf("hits %d", hitCount)
+	if hitCount < 1000 {
+		t.Fatalf("only %d hits: test too weak", hitCount)
+	}
+}

@@ -190,6 +190,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 			w.h = fastHit{t, u, v, s, front}
 			w.found = true
 			if first {
+				w.tMax = tm
 				return false
 			}
 		}

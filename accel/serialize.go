@@ -627,6 +627,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	}
 	t.wide = widen(t.nodes)
 	t.deriveOpacity()
+	t.deriveBLASBytes()
 	return t, nil
 }
 

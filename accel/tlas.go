@@ -45,7 +45,10 @@ type TLAS struct {
 	wide      []node4 // derived by widen; traversal walks it
 	// opaqueOnly caches OpaqueTrianglesOnly.
 	opaqueOnly bool
-	order      []uint32 // leaf slot -> instance index
+	// blasBytes is the traversal footprint of the distinct BLASes
+	// (deriveBLASBytes): batches interleave from batchMinBytes.
+	blasBytes uint64
+	order     []uint32 // leaf slot -> instance index
 }
 
 // BuildTLAS builds a top-level acceleration structure
@@ -117,6 +120,7 @@ func (t *TLAS) build() {
 	t.nodes, t.order = buildBVH(refs, p)
 	t.wide = widen(t.nodes)
 	t.deriveOpacity()
+	t.deriveBLASBytes()
 }
 
 // Bounds returns the world-space box around every active instance.

@@ -290,6 +290,7 @@ func (t *TLAS) apply(prep []instance) {
 		t.wide = widen(t.nodes) // traversal walks the wide form
 	}
 	t.deriveOpacity()
+	t.deriveBLASBytes()
 }
 
 // slotBox returns the world bounds of the instance in leaf slot s.

@@ -97,6 +97,16 @@ func toAccel(rs []raygen.Ray) []accel.Ray {
 
 // parallel calls f(i) for i in [0, n) on GOMAXPROCS goroutines.
 func parallel(n int, f func(i int)) {
+	parallelChunks(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f(i)
+		}
+	})
+}
+
+// parallelChunks calls f on the chunks [lo, hi) of [0, n) from GOMAXPROCS
+// goroutines.
+func parallelChunks(n int, f func(lo, hi int)) {
 	const chunk = 1024
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -109,9 +119,7 @@ func parallel(n int, f func(i int)) {
 				if lo >= n {
 					return
 				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					f(i)
-				}
+				f(lo, min(lo+chunk, n))
 			}
 		}()
 	}
@@ -178,6 +186,21 @@ func benchSuite(cfg benchConfig, emit func(metric)) error {
 			})
 		})
 		emit(metric{q.name, float64(len(q.rays)) / d.Seconds() / 1e6, "Mrays/s"})
+		// The same rays through the batch calls, 1024 rays per call.
+		d, _ = best(cfg.reps, func() (time.Duration, error) {
+			return timeIt(func() error {
+				parallelChunks(len(q.rays), func(lo, hi int) {
+					found := make([]bool, hi-lo)
+					if q.occ {
+						tlas.OccludedBatch(q.rays[lo:hi], 0, 0xff, found)
+					} else {
+						tlas.IntersectBatch(q.rays[lo:hi], 0, 0xff, make([]accel.Hit, hi-lo), found)
+					}
+				})
+				return nil
+			})
+		})
+		emit(metric{q.name + ".batch", float64(len(q.rays)) / d.Seconds() / 1e6, "Mrays/s"})
 		if q.name == "trace.primary" {
 			pd, err := pipelineOverhead(tlas, primary, rawT, cfg.reps)
 			if err != nil {

@@ -99,14 +99,20 @@ func (m *meshAccel) traceAll(rays []accel.Ray, anyHit bool, workers int) []rayba
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			hs, found := make([]accel.Hit, chunk), make([]bool, chunk)
 			for {
 				lo := int(next.Add(chunk)) - chunk
 				if lo >= len(rays) {
 					return
 				}
-				for i := lo; i < min(lo+chunk, len(rays)); i++ {
-					h, ok := m.tlas.Intersect(rays[i], flags, 0xff)
-					hits[i] = m.record(&h, ok)
+				hi := min(lo+chunk, len(rays))
+				// The batch call overlaps the rays' cache misses on
+				// large scenes; its answers are Intersect's.
+				if err := m.tlas.IntersectBatch(rays[lo:hi], flags, 0xff, hs[:hi-lo], found[:hi-lo]); err != nil {
+					panic(err) // hs and found hold a whole chunk
+				}
+				for i := lo; i < hi; i++ {
+					hits[i] = m.record(&hs[i-lo], found[i-lo])
 				}
 			}
 		}()
