@@ -17,6 +17,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 	found := st.found
 	wide, tris, rows := b.wide, b.tris, b.rows
 	q := newNodeRay(&o.rb, tMin)
+	var lh leafHits
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
 	for {
@@ -62,9 +63,17 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 			}
 		} else {
 			lo, hi := leafRange(cur.node)
-			for m := o.wt.leafCandidates(rows, lo, hi-lo, tMin, tm); m != 0; m &= m - 1 {
-				s := lo + uint32(bits.TrailingZeros(m))
-				t, u, v, front, ok := o.wt.intersect(&tris[s], tMin, tm)
+			cand, edge := o.wt.leafCandidates(rows, lo, hi-lo, tMin, tm, &lh)
+			for m := cand; m != 0; m &= m - 1 {
+				k := bits.TrailingZeros(m)
+				s := lo + uint32(k)
+				var t, u, v float32
+				var front, ok bool
+				if edge&(1<<k) != 0 {
+					t, u, v, front, ok = o.wt.intersect(&tris[s], tMin, tm)
+				} else {
+					t, u, v, front, ok = lh.hit(k, tMin, tm)
+				}
 				if !ok {
 					continue
 				}
@@ -119,7 +128,12 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 			}
 		} else {
 			lo, hi := leafRange(cur)
-			for m := o.wt.leafCandidates(rows, lo, hi-lo, tMin, tMax); m != 0; m &= m - 1 {
+			var lh leafHits
+			cand, edge := o.wt.leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
+			if cand&^edge != 0 {
+				return true // a triangle off the edge cases hits over (tMin, tMax)
+			}
+			for m := edge; m != 0; m &= m - 1 {
 				if _, _, _, _, ok := o.wt.intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
 					return true
 				}
@@ -180,9 +194,18 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 		}
 	} else {
 		lo, hi := leafRange(cur.node)
-		for m := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, tm); m != 0; m &= m - 1 {
-			s := lo + uint32(bits.TrailingZeros(m))
-			t, u, v, front, ok := w.o.wt.intersect(&b.tris[s], w.tMin, tm)
+		var lh leafHits
+		cand, edge := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, tm, &lh)
+		for m := cand; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros(m)
+			s := lo + uint32(k)
+			var t, u, v float32
+			var front, ok bool
+			if edge&(1<<k) != 0 {
+				t, u, v, front, ok = w.o.wt.intersect(&b.tris[s], w.tMin, tm)
+			} else {
+				t, u, v, front, ok = lh.hit(k, w.tMin, tm)
+			}
 			if !ok {
 				continue
 			}
@@ -225,7 +248,13 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		}
 	} else {
 		lo, hi := leafRange(cur)
-		for m := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax); m != 0; m &= m - 1 {
+		var lh leafHits
+		cand, edge := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
+		if cand&^edge != 0 {
+			w.found = true
+			return false
+		}
+		for m := edge; m != 0; m &= m - 1 {
 			if _, _, _, _, ok := w.o.wt.intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
 				w.found = true
 				return false

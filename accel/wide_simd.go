@@ -39,16 +39,35 @@ func (r *rayBox) hit4SIMD(n *node4, tMin, tMax float32, near *[4]float32) uint {
 	return uint(nr.LessEqual(fr.Mul(archsimd.BroadcastFloat32x4(robustScale))).ToBits())
 }
 
+// leafHits holds, per triangle of a leaf test, the values the float32 path
+// of intersect ends with.
+type leafHits struct {
+	t, ev, ew, det [8]float32
+}
+
+// hit returns intersect's answer for triangle k of the leaf test that
+// filled h, over (tMin, tMax), when none of its edge functions is zero
+// (those take intersect's exact path): the same operations on the same
+// values.
+func (h *leafHits) hit(k int, tMin, tMax float32) (t, u, v float32, front, ok bool) {
+	t = h.t[k&7]
+	if !(t > tMin && t < tMax) {
+		return 0, 0, 0, false, false
+	}
+	det := h.det[k&7]
+	inv := 1 / det
+	return t, h.ev[k&7] * inv, h.ew[k&7] * inv, det > 0, true
+}
+
 // leafCandidates runs the float32 part of the watertight test
 // (watertightRay.intersect) on all triangles of the leaf with slots
-// [first, first+n) at once, from their rows (leafRows), and returns a bit
-// mask of the triangles that may hit over (tMin, tMax): those with an
-// edge function of zero (the exact path decides them) and those the
-// float32 path accepts. It computes every value with the same operations
-// in the same order as intersect, so a triangle it leaves out is one
-// intersect would reject, and the caller runs intersect on the others:
-// the answers are those of the scalar loop.
-func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tMax float32) uint {
+// [first, first+n) at once, from their rows (leafRows). It returns a bit
+// mask of the triangles that may hit over (tMin, tMax), cand, and among
+// them those with an edge function of zero, edge, which intersect decides
+// on its exact path; the others hit, with the values out holds (leafHits.hit).
+// Every value comes from the same operations in the same order as in
+// intersect, so the answers are those of the scalar loop.
+func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tMax float32, out *leafHits) (cand, edge uint) {
 	base := unsafe.Pointer(&rows[9*first])
 	row := func(vertex, axis int) archsimd.Float32x8 {
 		return archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(base, uintptr(3*vertex+axis)*uintptr(n)*4)))
@@ -80,10 +99,16 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 	t := eu.Mul(aZ).Add(ev.Mul(bZ)).Add(ew.Mul(cZ)).Mul(sz).Div(det)
 	inRange := t.Greater(lo).And(t.Less(hi))
 	m := uint(inside.And(inRange).Or(onEdge).ToBits())
+	e := uint(onEdge.ToBits())
+	t.Store(&out.t)
+	ev.Store(&out.ev)
+	ew.Store(&out.ew)
+	det.Store(&out.det)
 	// The callers' scalar float code is SSE, which dirty upper halves
 	// would slow down too.
 	archsimd.ClearAVXUpperBits()
-	return m & (1<<n - 1)
+	all := uint(1)<<n - 1
+	return m & all, e & all
 }
 
 // nodeRay holds a ray's slab test constants as vectors for the vector
