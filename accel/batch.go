@@ -1,9 +1,6 @@
 package accel
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "math/bits"
 
 // Batches: the same queries as Intersect and Occluded for many rays at once.
 //
@@ -33,7 +30,7 @@ var batchMinBytes = 16 << 20
 
 // interleaves reports whether batches on b interleave their walks.
 func (b *BLAS) interleaves() bool {
-	return b.typ == GeometryTriangles && sliceBytes(b.wide, false)+sliceBytes(b.tris, false)+sliceBytes(b.rows, false) >= uint64(batchMinBytes)
+	return b.typ == GeometryTriangles && b.traversalBytes() >= uint64(batchMinBytes)
 }
 
 // batchStackLimit is the stack height above which a batch walk stops and
@@ -58,10 +55,11 @@ type batchWalk struct {
 }
 
 // IntersectBatch stores Intersect(rays[i], flags) in hits[i] and found[i]
-// for every ray; hits and found must be at least as long as rays.
+// for every ray. hits and found must be at least as long as rays (else an
+// *InputError, and nothing is traced).
 func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bool) error {
 	if len(hits) < len(rays) || len(found) < len(rays) {
-		return fmt.Errorf("accel: IntersectBatch of %d rays needs as many hits and found slots (have %d and %d)", len(rays), len(hits), len(found))
+		return inputErr("IntersectBatch", "hits, found", "%d rays need as many hit and found slots (have %d and %d)", len(rays), len(hits), len(found))
 	}
 	if flags&fastUnsupported != 0 || b == nil || !b.interleaves() {
 		for i := range rays {
@@ -118,10 +116,10 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 }
 
 // OccludedBatch stores Occluded(rays[i], flags) in occluded[i] for every
-// ray; occluded must be at least as long as rays.
+// ray. occluded must be at least as long as rays (else an *InputError).
 func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error {
 	if len(occluded) < len(rays) {
-		return fmt.Errorf("accel: OccludedBatch of %d rays needs as many results (have %d)", len(rays), len(occluded))
+		return inputErr("OccludedBatch", "occluded", "%d rays need as many results (have %d)", len(rays), len(occluded))
 	}
 	if flags&fastUnsupported != 0 || b == nil || !b.interleaves() {
 		for i := range rays {
@@ -377,7 +375,7 @@ type tlasWalk struct {
 // gives Intersect's answers bit for bit.
 func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hit, found []bool) error {
 	if len(hits) < len(rays) || len(found) < len(rays) {
-		return fmt.Errorf("accel: IntersectBatch of %d rays needs as many hits and found slots (have %d and %d)", len(rays), len(hits), len(found))
+		return inputErr("IntersectBatch", "hits, found", "%d rays need as many hit and found slots (have %d and %d)", len(rays), len(hits), len(found))
 	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) {
 		for i := range rays {
@@ -404,10 +402,11 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 }
 
 // OccludedBatch stores Occluded(rays[i], flags, mask) in occluded[i] for
-// every ray; occluded must be at least as long as rays.
+// every ray. occluded must be at least as long as rays (else an
+// *InputError).
 func (t *TLAS) OccludedBatch(rays []Ray, flags RayFlags, mask uint32, occluded []bool) error {
 	if len(occluded) < len(rays) {
-		return fmt.Errorf("accel: OccludedBatch of %d rays needs as many results (have %d)", len(rays), len(occluded))
+		return inputErr("OccludedBatch", "occluded", "%d rays need as many results (have %d)", len(rays), len(occluded))
 	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) {
 		for i := range rays {
