@@ -369,10 +369,10 @@ type tlasWalk struct {
 }
 
 // IntersectBatch stores Intersect(rays[i], flags, mask) in hits[i] and
-// found[i] for every ray; hits and found must be at least as long as rays.
-// Like BLAS.IntersectBatch it interleaves the walks of several rays when
-// the scene's bottom-level structures are larger than the caches, and
-// gives Intersect's answers bit for bit.
+// found[i] for every ray. Like BLAS.IntersectBatch it interleaves the walks
+// of several rays when the scene's bottom-level structures are larger than
+// the caches, and gives Intersect's answers bit for bit. hits and found
+// must be at least as long as rays (else an *InputError).
 func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hit, found []bool) error {
 	if len(hits) < len(rays) || len(found) < len(rays) {
 		return inputErr("IntersectBatch", "hits, found", "%d rays need as many hit and found slots (have %d and %d)", len(rays), len(hits), len(found))
