@@ -155,3 +155,38 @@ func BenchmarkTrace(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTraceBatch is BenchmarkTrace through TLAS.IntersectBatch and
+// OccludedBatch, all rays in one call. Only the 1M-triangle scenes are over
+// the size from which batches interleave; the others show the cost of the
+// call itself.
+func BenchmarkTraceBatch(b *testing.B) {
+	for _, rk := range []string{"primary", "shadow", "incoherent"} {
+		rays := benchRaySet(rk)
+		hits := make([]Hit, len(rays))
+		found := make([]bool, len(rays))
+		for _, kind := range []string{"terrain", "soup"} {
+			for _, s := range benchSizes {
+				b.Run(rk+"/"+kind+"/"+s.name, func(b *testing.B) {
+					bl := cachedBLAS(b, kind, s.tris)
+					tl, err := BuildTLAS([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: bl}}, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						if rk == "shadow" {
+							err = tl.OccludedBatch(rays, 0, 0xff, found)
+						} else {
+							err = tl.IntersectBatch(rays, 0, 0xff, hits, found)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+				})
+			}
+		}
+	}
+}
