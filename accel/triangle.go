@@ -25,20 +25,22 @@ type watertightRay struct {
 
 func comps(v *vec.Vec3) *[3]float32 { return (*[3]float32)(unsafe.Pointer(v)) }
 
+// shearAxes[kz][neg] are the axes kx, ky for the dominant axis kz: the
+// next two in cyclic order, swapped when the direction's kz component is
+// negative, to keep the winding of the projection.
+var shearAxes = [3][2][2]uint8{{{1, 2}, {2, 1}}, {{2, 0}, {0, 2}}, {{0, 1}, {1, 0}}}
+
 func (w *watertightRay) setup(org, dir vec.Vec3) {
 	w.org = *comps(&org)
 	d := *comps(&dir)
-	kz := 0
-	if abs32(d[1]) > abs32(d[kz]) {
-		kz = 1
-	}
-	if abs32(d[2]) > abs32(d[kz]) {
-		kz = 2
-	}
-	kx, ky := (kz+1)%3, (kz+2)%3
-	if d[kz] < 0 {
-		kx, ky = ky, kx // keep the winding of the projection
-	}
+	// kz is the axis of the largest |d| (the first of equal ones), chosen
+	// without branches: incoherent rays would mispredict them.
+	ax, ay, az := abs32(d[0]), abs32(d[1]), abs32(d[2])
+	k1 := b2u(ay > ax)
+	k2 := b2u(az > max(ax, ay))
+	kz := int(k1 + k2*(2-k1))
+	ks := &shearAxes[kz][b2u(d[kz] < 0)]
+	kx, ky := int(ks[0]), int(ks[1])
 	w.kx, w.ky, w.kz = kx, ky, kz
 	w.kxo, w.kyo, w.kzo = uintptr(kx)*4, uintptr(ky)*4, uintptr(kz)*4
 	w.ox, w.oy, w.oz = w.org[kx], w.org[ky], w.org[kz]
