@@ -1,6 +1,9 @@
 package accel
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Batches: the same queries as Intersect and Occluded for many rays at once.
 //
@@ -32,6 +35,13 @@ var batchMinBytes = 16 << 20
 func (b *BLAS) interleaves() bool {
 	return b.typ == GeometryTriangles && b.traversalBytes() >= uint64(batchMinBytes)
 }
+
+// Lanes are reused across calls: they are large (about 14 and 21 KB), and
+// the closures that fill them make them escape.
+var (
+	blasLanes = sync.Pool{New: func() any { return new([batchLanes]batchWalk) }}
+	tlasLanes = sync.Pool{New: func() any { return new([batchLanes]tlasWalk) }}
+)
 
 // batchStackLimit is the stack height above which a batch walk stops and
 // its ray is traced alone (a node can push three entries); tests lower it.
@@ -69,7 +79,8 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	}
 	flags |= RayFlagSkipProceduralPrimitives
 	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
-	var lanes [batchLanes]batchWalk
+	lanes := blasLanes.Get().(*[batchLanes]batchWalk)
+	defer blasLanes.Put(lanes)
 	next := 0
 	// start puts the next ray that needs a walk into w, answering the
 	// others (misses, and rays that need the general walk) on the way.
@@ -104,7 +115,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	if first {
 		mode = batchFirst
 	}
-	b.runBatch(&lanes, mode, start, func(w *batchWalk) {
+	b.runBatch(lanes, mode, start, func(w *batchWalk) {
 		switch {
 		case w.overflow:
 			hits[w.ray], found[w.ray] = b.traceFast(rays[w.ray], flags)
@@ -127,7 +138,8 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 		}
 		return nil
 	}
-	var lanes [batchLanes]batchWalk
+	lanes := blasLanes.Get().(*[batchLanes]batchWalk)
+	defer blasLanes.Put(lanes)
 	next := 0
 	start := func(w *batchWalk) bool {
 		for next < len(rays) {
@@ -155,7 +167,7 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 		}
 		return false
 	}
-	b.runBatch(&lanes, batchOccluded, start, func(w *batchWalk) {
+	b.runBatch(lanes, batchOccluded, start, func(w *batchWalk) {
 		if w.overflow {
 			occluded[w.ray] = b.occludedFast(rays[w.ray])
 		} else {
@@ -427,7 +439,8 @@ func (t *TLAS) OccludedBatch(rays []Ray, flags RayFlags, mask uint32, occluded [
 // runBatch walks rays on batchLanes lanes, as BLAS.runBatch, handing each
 // finished ray to finish.
 func (t *TLAS) runBatch(rays []Ray, mode batchMode, mask uint8, finish func(*tlasWalk)) {
-	var lanes [batchLanes]tlasWalk
+	lanes := tlasLanes.Get().(*[batchLanes]tlasWalk)
+	defer tlasLanes.Put(lanes)
 	next := 0
 	// start begins the next ray on l and runs its top-level walk to its
 	// first bottom-level walk; rays that end before are finished here.
