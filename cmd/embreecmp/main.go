@@ -53,7 +53,7 @@ var (
 	flagSizes     = flag.String("sizes", "10k,100k,1m", "comma-separated triangle counts of the procedural scenes (k and m suffixes); empty for none")
 	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup")
 	flagOBJ       = flag.String("obj", "", "comma-separated OBJ files to compare as well")
-	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace", "tracers to run (see the command's doc); the first is the reference for agreement")
+	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace,raypipe-fasttrace-batch", "tracers to run (see the command's doc); the first is the reference for agreement")
 	flagRes       = flag.Int("res", 384, "primary rays: a res x res image")
 	flagRays      = flag.Int("rays", 1<<17, "number of shadow and of incoherent rays")
 	flagReps      = flag.Int("reps", 3, "repetitions of each trace timing (best is kept)")
@@ -324,7 +324,11 @@ var ratioPairs = [][2]string{
 	{"raypipe-fastbuild", "embree-medium"},
 	{"raypipe-fasttrace", "embree-medium"},
 	{"raypipe-fasttrace", "embree-high"},
+	{"raypipe-fastbuild-batch", "embree-medium"},
+	{"raypipe-fasttrace-batch", "embree-medium"},
+	{"raypipe-fasttrace-batch", "embree-medium-stream"},
 	{"embree-high", "embree-medium"},
+	{"embree-medium-stream", "embree-medium"},
 }
 
 func printTable(rows []string, tracers []tracer, results []result) {
@@ -364,7 +368,7 @@ func printTable(rows []string, tracers []tracer, results []result) {
 
 // short abbreviates a tracer name for a ratio heading: embree-medium -> E-med.
 func short(name string) string {
-	r := strings.NewReplacer("embree-", "E-", "raypipe-", "R-", "medium", "med", "fastbuild", "fb", "fasttrace", "ft")
+	r := strings.NewReplacer("embree-", "E-", "raypipe-", "R-", "medium", "med", "fastbuild", "fb", "fasttrace", "ft", "-batch", "-b", "-stream", "-s")
 	return r.Replace(name)
 }
 
