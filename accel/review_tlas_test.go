@@ -1,0 +1,193 @@
+package accel
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/raypipe/raypipe/vec"
+)
+
+// checkTLASQueries checks tl's plain queries against the Traversal and its
+// batch queries against the plain ones.
+func checkTLASQueries(t *testing.T, name string, tl *TLAS, rays []Ray) (hits int) {
+	t.Helper()
+	masks := []uint32{0xff, 0x0f, 0x81}
+	for i, r := range rays {
+		mask := masks[i%len(masks)]
+		for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {
+			want, wok := traverseClosest(tl, nil, r, flags, mask)
+			got, gok := tl.Intersect(r, flags, mask)
+			if wok != gok || got != want {
+				t.Fatalf("%s ray %d %+v flags %v: Intersect %v %+v, traversal %v %+v", name, i, r, flags, gok, got, wok, want)
+			}
+			if flags == 0 && gok {
+				hits++
+			}
+		}
+		_, wok := traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, mask)
+		if occ := tl.Occluded(r, 0, mask); occ != wok {
+			t.Fatalf("%s ray %d: Occluded %v, traversal %v", name, i, occ, wok)
+		}
+	}
+	defer func(v, l int) { batchMinBytes, batchStackLimit = v, l }(batchMinBytes, batchStackLimit)
+	batchMinBytes = 0
+	for _, limit := range []int{smallStack - 3, 4} {
+		batchStackLimit = limit
+		for _, mask := range masks {
+			for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {
+				hs := make([]Hit, len(rays))
+				fs := make([]bool, len(rays))
+				occ := make([]bool, len(rays))
+				if err := tl.IntersectBatch(rays, flags, mask, hs, fs); err != nil {
+					t.Fatal(err)
+				}
+				if err := tl.OccludedBatch(rays, flags, mask, occ); err != nil {
+					t.Fatal(err)
+				}
+				for i, r := range rays {
+					h, ok := tl.Intersect(r, flags, mask)
+					if ok != fs[i] || h != hs[i] {
+						t.Fatalf("%s limit %d mask %#x flags %v ray %d %+v: batch %v %+v, alone %v %+v", name, limit, mask, flags, i, r, fs[i], hs[i], ok, h)
+					}
+					if o := tl.Occluded(r, flags, mask); o != occ[i] {
+						t.Fatalf("%s limit %d mask %#x ray %d: batch occluded %v, alone %v", name, limit, mask, i, occ[i], o)
+					}
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// TestReviewTLASVariants traces TLASes with inactive instances (nil BLAS,
+// zero mask, empty BLAS), procedural instances, BLASes updated after the
+// TLAS was built (moved, partly and wholly inactive), and the TLAS's
+// clones, compacted and deserialized copies, and empty TLASes.
+func TestReviewTLASVariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	var blases []*BLAS
+	var poss [][]vec.Vec3
+	var idxs [][]uint32
+	for m := 0; m < 3; m++ {
+		pos, idx := randomSoup(rng, 600, 0.25)
+		g := TriangleGeometry(pos, idx)
+		poss, idxs = append(poss, pos), append(idxs, idx)
+		blases = append(blases, mustBLAS(t, []Geometry{g}, BuildAllowUpdate|allBuildFlags[m]))
+	}
+	empty := mustBLAS(t, []Geometry{TriangleGeometry(nil, nil)}, 0)
+	proc := mustBLAS(t, []Geometry{AABBGeometry([]AABB{{vec.V3(-0.3, -0.3, -0.3), vec.V3(0.3, 0.3, 0.3)}})}, 0)
+	var insts []Instance
+	for i := 0; i < 20; i++ {
+		xf := randomRotation(rng)
+		for r := range xf {
+			xf[r][3] *= 0.1
+		}
+		in := Instance{Transform: xf, InstanceMask: uint8(1 << (i % 8)), BLAS: blases[i%3]}
+		switch i % 9 {
+		case 5:
+			in.BLAS = proc
+		case 6:
+			in.BLAS = empty
+		case 7:
+			in.BLAS = nil
+		case 8:
+			in.InstanceMask = 0
+		}
+		insts = append(insts, in)
+	}
+	// Instances whose object-space rays are not finite for some world rays
+	// (huge and tiny scales: directions and inverses overflow) or have
+	// exact zero components (axis-aligned transforms).
+	for i, sc := range []vec.Vec3{{X: 1e-30, Y: 1, Z: 1}, {X: 1e30, Y: 1e30, Z: 1e30}, {X: -1, Y: 1, Z: 1}, {X: 1, Y: 1, Z: 1}} {
+		insts = append(insts, Instance{Transform: vec.Scale3x4(sc), InstanceMask: uint8(1 << (i % 8)), BLAS: blases[i%3]})
+	}
+	tl := mustTLAS(t, insts, BuildAllowUpdate|BuildAllowCompaction)
+	rays := reviewRays(rng, 1200, 2)
+	for i := range rays {
+		if i%17 == 0 {
+			rays[i].Direction = vec.V3(0, 0, rays[i].Direction.Z) // axis-aligned
+		}
+		if i%19 == 0 {
+			rays[i].Direction = rays[i].Direction.Scale(1e30)
+		}
+	}
+	if h := checkTLASQueries(t, "built", tl, rays); h < 200 {
+		t.Fatalf("built: only %d hits", h)
+	}
+	checkTLASQueries(t, "clone", tl.Clone(), rays)
+	c, err := tl.Compact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTLASQueries(t, "compact", c, rays)
+	d, err := DeserializeTLAS(tl.Serialize(), tl.BottomLevels())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTLASQueries(t, "deserialized", d, rays)
+
+	// Update BLAS 0 in place after the TLAS build: moved, every third
+	// triangle inactive; BLAS 1 wholly inactive. The TLAS is stale but
+	// still usable: every query walks the same stale boxes.
+	moved := slices.Clone(poss[0])
+	for i := range moved {
+		moved[i] = moved[i].Add(randVec(rng, 0.03))
+	}
+	idx0 := idxs[0]
+	for p := 0; p < len(idx0)/3; p += 3 {
+		moved[idx0[3*p+1]] = vec.V3(0, nanF(), 0)
+	}
+	if err := blases[0].Update([]Geometry{TriangleGeometry(moved, idx0)}); err != nil {
+		t.Fatal(err)
+	}
+	dead := slices.Clone(poss[1])
+	for i := range dead {
+		dead[i] = vec.V3(nanF(), nanF(), nanF())
+	}
+	if err := blases[1].Update([]Geometry{TriangleGeometry(dead, idxs[1])}); err != nil {
+		t.Fatal(err)
+	}
+	checkTLASQueries(t, "stale", tl, rays)
+	if err := tl.Update(insts); err != nil {
+		t.Fatal(err)
+	}
+	checkTLASQueries(t, "updated", tl, rays)
+
+	// Empty TLASes.
+	for _, e := range [][]Instance{nil, {{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: empty}}, {{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: proc}}} {
+		et := mustTLAS(t, e, 0)
+		if h := checkTLASQueries(t, "empty", et, rays); h != 0 {
+			t.Fatalf("empty TLAS: %d hits", h)
+		}
+	}
+}
+
+// TestReviewEmptyAndProceduralBLASBatches checks the BLAS batches on an
+// empty BLAS and on a procedural one (which the plain queries never hit).
+func TestReviewEmptyAndProceduralBLASBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	rays := reviewRays(rng, 300, 1)
+	empty := mustBLAS(t, []Geometry{TriangleGeometry(nil, nil)}, 0)
+	if h := checkBLASAgainstTraversal(t, "empty", empty, rays); h != 0 {
+		t.Fatalf("empty BLAS: %d hits", h)
+	}
+	proc := mustBLAS(t, []Geometry{AABBGeometry(randomBoxes(rng, 50))}, 0)
+	defer func(v int) { batchMinBytes = v }(batchMinBytes)
+	batchMinBytes = 0
+	hs := make([]Hit, len(rays))
+	fs := make([]bool, len(rays))
+	occ := make([]bool, len(rays))
+	if err := proc.IntersectBatch(rays, 0, hs, fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.OccludedBatch(rays, 0, occ); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rays {
+		h, ok := proc.Intersect(r, 0)
+		if ok != fs[i] || h != hs[i] || occ[i] != proc.Occluded(r, 0) {
+			t.Fatalf("procedural ray %d: batch %v %+v %v, alone %v %+v", i, fs[i], hs[i], occ[i], ok, h)
+		}
+	}
+}
