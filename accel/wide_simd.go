@@ -76,13 +76,16 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 	// a float32 in a register would be moved with SSE instructions, which
 	// run several times slower while the upper halves of the 256-bit
 	// registers are in use.
-	lim := [8]float32{tMin, tMax}
-	bc := func(p *float32) archsimd.Float32x8 {
-		return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(p))).Broadcast1To8()
+	// Each broadcast loads 4 floats, so the scalars sit in a local array
+	// with 3 floats of room after the last (at the end of w, a load would
+	// read past it).
+	k := [11]float32{w.ox, w.oy, w.oz, w.sx, w.sy, w.sz, tMin, tMax}
+	bc := func(i int) archsimd.Float32x8 {
+		return archsimd.LoadFloat32x4((*[4]float32)(k[i : i+4])).Broadcast1To8()
 	}
-	ox, oy, oz := bc(&w.ox), bc(&w.oy), bc(&w.oz)
-	sx, sy, sz := bc(&w.sx), bc(&w.sy), bc(&w.sz)
-	lo, hi := bc(&lim[0]), bc(&lim[1])
+	ox, oy, oz := bc(0), bc(1), bc(2)
+	sx, sy, sz := bc(3), bc(4), bc(5)
+	lo, hi := bc(6), bc(7)
 	kx, ky, kz := w.kx, w.ky, w.kz
 	aZ, bZ, cZ := row(0, kz).Sub(oz), row(1, kz).Sub(oz), row(2, kz).Sub(oz)
 	ax, ay := row(0, kx).Sub(ox).Sub(sx.Mul(aZ)), row(0, ky).Sub(oy).Sub(sy.Mul(aZ))
