@@ -25,7 +25,9 @@ import (
 //	            uint32 format version, then 12 zero bytes
 //	40     8    SerializedSizeInBytesIncludingHeader (= len(data))
 //	48     8    DeserializedSizeInBytes (PostBuildInfo().CompactedSize of
-//	            the source; informational)
+//	            the source without the vector walks' leaf rows, which only
+//	            some processes keep, so that the bytes do not depend on
+//	            the build or CPU; informational)
 //	56     8    NumBottomLevelAccelerationStructurePointersAfterHeader (N)
 //	64     8*N  bottom-level "pointers": written as 0..N-1; on
 //	            deserialization the caller passes the structures instead
@@ -224,7 +226,7 @@ func (b *BLAS) serializedSize() int {
 func (b *BLAS) Serialize() []byte {
 	size := b.serializedSize()
 	w := writer{b: make([]byte, 0, size)}
-	w.header(uint64(size), b.memSize(false), 0)
+	w.header(uint64(size), b.memSize(false)-sliceBytes(b.rows, false), 0)
 	w.u32(typeBottomLevel)
 	w.u32(uint32(b.flags))
 	w.u32(uint32(b.typ))
