@@ -30,7 +30,7 @@ func TestBuildRejectsBadInput(t *testing.T) {
 		{"NegativeVertexCount", func() []Geometry { g := ok(); g.Triangles.VertexCount = -1; return []Geometry{g} }, "geometry 0", "VertexCount", "out of range"},
 		{"OddStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = 13; return []Geometry{g} }, "geometry 0", "VertexStride", "multiple"},
 		{"Float32StrideNotMultipleOf4", func() []Geometry { g := ok(); g.Triangles.VertexStride = 14; return []Geometry{g} }, "geometry 0", "VertexStride", "R32G32B32_FLOAT"},
-		{"HugeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = 1 << 40; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
+		{"HugeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = math.MaxInt; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
 		{"NegativeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = -12; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
 		{"UnknownVertexFormat", func() []Geometry { g := ok(); g.Triangles.VertexFormat = 9; return []Geometry{g} }, "geometry 0", "VertexFormat", "unsupported"},
 		{"UnknownIndexFormat", func() []Geometry { g := ok(); g.Triangles.IndexFormat = 7; return []Geometry{g} }, "geometry 0", "IndexFormat", "unsupported"},

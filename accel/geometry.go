@@ -203,7 +203,7 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 	if stride == 0 {
 		stride = vsize
 	}
-	if stride < 0 || stride > maxStride {
+	if stride < 0 || int64(stride) > maxStride {
 		return d, inputErr(where, "VertexStride", "%d out of range [0, 2^32)", t.VertexStride)
 	}
 	if stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
@@ -288,7 +288,7 @@ func decodeAABBs(where string, g *Geometry) (decodedGeometry, error) {
 	if stride == 0 {
 		stride = 24
 	}
-	if stride < 0 || stride > maxStride {
+	if stride < 0 || int64(stride) > maxStride {
 		return d, inputErr(where, "AABBs.Stride", "%d out of range [0, 2^32)", a.Stride)
 	}
 	if stride%4 != 0 {

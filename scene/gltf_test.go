@@ -91,7 +91,7 @@ func TestGLTFErrors(t *testing.T) {
 		f    func(doc map[string]any)
 		want string
 	}{
-		{"huge accessor count", func(d map[string]any) { at(d, "accessors", 0)["count"] = 1 << 40 }, "overrun buffer view 0"},
+		{"huge accessor count", func(d map[string]any) { at(d, "accessors", 0)["count"] = float64(1 << 40) }, "overrun buffer view 0"},
 		{"huge index count", func(d map[string]any) { at(d, "accessors", 1)["count"] = 1e9 }, "overrun"},
 		{"unbacked huge count", func(d map[string]any) {
 			delete(at(d, "accessors", 0), "bufferView")

@@ -44,7 +44,7 @@ func buildMeshes(s *scene.Scene, flags accel.BuildFlags) (*meshAccel, error) {
 		m.triBase[i] = make([]uint32, len(mesh.Primitives))
 		for j := range mesh.Primitives {
 			p := &mesh.Primitives[j]
-			if m.triangles+p.Triangles() > math.MaxUint32 {
+			if int64(m.triangles)+int64(p.Triangles()) > math.MaxUint32 {
 				return nil, fmt.Errorf("more than %d triangles", uint32(math.MaxUint32))
 			}
 			m.triBase[i][j] = uint32(m.triangles)
