@@ -188,6 +188,12 @@ func (b *binBox) halfArea() float32 {
 	return dx*dy + dy*dz + dz*dx
 }
 
+// area is halfArea for a box known not to be empty.
+func (b *binBox) area() float32 {
+	dx, dy, dz := -(b.nmaxX + b.minX), -(b.nmaxY + b.minY), -(b.nmaxZ + b.minZ)
+	return dx*dy + dy*dz + dz*dx
+}
+
 func (b *binBox) aabb() AABB {
 	return AABB{vec.V3(b.minX, b.minY, b.minZ), vec.V3(-b.nmaxX, -b.nmaxY, -b.nmaxZ)}
 }
@@ -277,13 +283,7 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 			next = cur ^ 1
 			dst := b.bufs[next][lo:hi]
 			if chunks != nil {
-				mid = partitionChunks(dst, refs, &bn, axis, split, chunks, sc.chunkCounts)
-				// Large children get their centroid bounds in parallel here.
-				var wg sync.WaitGroup
-				wg.Add(1)
-				go func() { defer wg.Done(); lc = centroidBounds(dst[:mid]) }()
-				rc = centroidBounds(dst[mid:])
-				wg.Wait()
+				mid, lc, rc = partitionLarge(dst, refs, &bn, axis, split, chunks, sc.chunkCounts)
 			} else {
 				mid = partition(dst, refs, &bn, axis, split)
 				lc, rc = centroids{}, centroids{}
@@ -418,42 +418,14 @@ func binChunks(refs []bref, bn *binning, sc *binScratch, chunks [][2]int) {
 // returns axis -1 when no split separates the refs. cost is relative to
 // one primitive intersection.
 func (b *builder) evalSAH(bn *binning, sc *binScratch, bounds *binBox, n int) (axis, split int, cost float32) {
-	boxes, counts := &sc.boxes, &sc.counts
-	nb := bn.nb
 	axis = -1
 	for a := 0; a < 3; a++ {
 		if bn.k[a] == 0 {
 			continue
 		}
-		// Only the non-empty bins matter: every split between two of them
-		// costs the same, and the first of those is the one kept.
-		var idx [maxBins]int
-		k := 0
-		for i := 0; i < nb; i++ {
-			if counts[a][i] != 0 {
-				idx[k] = i
-				k++
-			}
-		}
-		if k < 2 {
-			continue
-		}
-		var rightArea [maxBins]float32
-		var rightCount [maxBins]int32
-		acc, cnt := emptyBinBox(), int32(0)
-		for j := k - 1; j > 0; j-- {
-			acc.union(&boxes[a][idx[j]])
-			cnt += counts[a][idx[j]]
-			rightArea[j], rightCount[j] = acc.halfArea(), cnt
-		}
-		acc, cnt = emptyBinBox(), 0
-		for j := 1; j < k; j++ {
-			acc.union(&boxes[a][idx[j-1]])
-			cnt += counts[a][idx[j-1]]
-			c := acc.halfArea()*float32(cnt) + rightArea[j]*float32(rightCount[j])
-			if axis < 0 || c < cost {
-				axis, split, cost = a, idx[j-1]+1, c
-			}
+		s, c, ok := sweepAxis(&sc.boxes[a], &sc.counts[a], bn.nb)
+		if ok && (axis < 0 || c < cost) {
+			axis, split, cost = a, s, c
 		}
 	}
 	if axis >= 0 {
@@ -465,6 +437,59 @@ func (b *builder) evalSAH(bn *binning, sc *binScratch, bounds *binBox, n int) (a
 		}
 	}
 	return axis, split, cost
+}
+
+// sweepAxis returns the best split of one axis' first nb bins (the
+// children are the bins below split and the others) and its unnormalized
+// SAH cost; ok is false when fewer than two bins are used.
+//
+// Most nodes are small (a handful of refs in up to 2n bins), so the fixed
+// cost per axis matters as much as the sweeps: the non-empty bins are
+// gathered without a data-dependent branch (which mispredicts about every
+// other bin), and the sweeps' boxes are never empty, so their areas need
+// no emptiness test. It is a function of its own so that its loops keep
+// their state in registers.
+func sweepAxis(boxes *[maxBins]binBox, counts *[maxBins]int32, nb int) (split int, cost float32, ok bool) {
+	// Only the non-empty bins matter: every split between two of them
+	// costs the same, and the first of those is the one kept.
+	var idx [maxBins]uint8
+	k := 0
+	for i := 0; i < nb && i < maxBins; i++ {
+		idx[k&(maxBins-1)] = uint8(i)
+		k += nonzero(counts[i])
+	}
+	if k < 2 {
+		return 0, 0, false
+	}
+	var rightArea [maxBins]float32
+	var rightCount [maxBins]int32
+	last := idx[(k-1)&(maxBins-1)]
+	acc, cnt := boxes[last], counts[last]
+	for j := k - 1; j > 0; j-- {
+		i := idx[j&(maxBins-1)]
+		if j < k-1 {
+			acc.union(&boxes[i])
+			cnt += counts[i]
+		}
+		rightArea[j&(maxBins-1)], rightCount[j&(maxBins-1)] = acc.area(), cnt
+	}
+	acc, cnt = boxes[idx[0]], counts[idx[0]]
+	split, cost = int(idx[0])+1, acc.area()*float32(cnt)+rightArea[1]*float32(rightCount[1])
+	for j := 2; j < k; j++ {
+		i := idx[(j-1)&(maxBins-1)]
+		acc.union(&boxes[i])
+		cnt += counts[i]
+		c := acc.area()*float32(cnt) + rightArea[j&(maxBins-1)]*float32(rightCount[j&(maxBins-1)])
+		if c < cost {
+			split, cost = int(i)+1, c
+		}
+	}
+	return split, cost, true
+}
+
+// nonzero returns 1 if c != 0, else 0, without a branch.
+func nonzero(c int32) int {
+	return int(uint32(c|-c) >> 31)
 }
 
 // partition copies src to dst, the refs whose centroid bin is below split
@@ -500,6 +525,21 @@ func partitionInto(dst, src []bref, bn *binning, axis, split, l, r int) (int, in
 		r -= 1 - left
 	}
 	return l, r
+}
+
+// partitionLarge is partitionChunks followed by the centroid bounds of
+// both sides, computed in parallel (large children are not left to compute
+// them lazily on one core). It is a function of its own so that build's
+// locals are not captured by a goroutine, which would move them to the
+// heap on every call.
+func partitionLarge(dst, src []bref, bn *binning, axis, split int, chunks [][2]int, counts [][3][maxBins]int32) (mid int, lc, rc centroids) {
+	mid = partitionChunks(dst, src, bn, axis, split, chunks, counts)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); lc = centroidBounds(dst[:mid]) }()
+	rc = centroidBounds(dst[mid:])
+	wg.Wait()
+	return mid, lc, rc
 }
 
 // centroidBounds returns the doubled-centroid bounds of refs.
