@@ -239,7 +239,10 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 			order[i] = refs[i].id
 		}
 	}
-	if n == 1 {
+	// A split costs at least traversalCost (its children's area-weighted
+	// counts are not negative), so a node that may be a leaf and holds no
+	// more primitives than that is one: binning it could not change that.
+	if n == 1 || (n <= b.p.maxLeaf && float32(n) <= b.p.traversalCost) {
 		leaf()
 		return
 	}
