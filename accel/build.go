@@ -215,14 +215,15 @@ type binning struct {
 	nb    int
 }
 
-func (bn *binning) index(c float32, a int) int {
-	return binIndex(c, bn.lo[a], bn.k[a], bn.nb-1)
-}
-
-// binIndex is binning.index with the axis' constants and nb-1 given; the
-// clamps compile to conditional moves.
+// binIndex returns the bin of doubled centroid c on an axis with
+// constants lo and k and last bin nb-1; the
+// clamp compiles to a conditional move. c >= lo (lo is the least centroid
+// and subtraction rounds monotonically), so (c-lo)*k is not negative, and
+// when it is not a number in range (k = +Inf on a denormal-thin axis) the
+// conversion gives the least int, which the mask turns into bin 0: every
+// ref of such an axis lands in bin 0, which leaves the axis unused.
 func binIndex(c, lo, k float32, last int) int {
-	return max(min(int((c-lo)*k), last), 0) & (maxBins - 1)
+	return min(int((c-lo)*k), last) & (maxBins - 1)
 }
 
 // lazyKind says what a node computes from its refs before it is split.
@@ -369,12 +370,17 @@ func splitChunks(n, k int) [][2]int {
 // rangeBounds returns the bounds and doubled-centroid bounds of refs.
 func rangeBounds(refs []bref) (binBox, centroids) {
 	bb := emptyBinBox()
-	cb := centroids(bb)
+	x0, y0, z0, x1, y1, z1 := bb.minX, bb.minY, bb.minZ, bb.nmaxX, bb.nmaxY, bb.nmaxZ
 	for i := range refs {
-		bb.add(&refs[i])
-		cb.add(&refs[i])
+		a := &refs[i]
+		x0 = min(x0, a.minX)
+		y0 = min(y0, a.minY)
+		z0 = min(z0, a.minZ)
+		x1 = min(x1, a.nmaxX)
+		y1 = min(y1, a.nmaxY)
+		z1 = min(z1, a.nmaxZ)
 	}
-	return bb, cb
+	return binBox{x0, y0, z0, x1, y1, z1}, centroidBounds(refs)
 }
 
 // newBinning sets up nb bins per axis over the doubled-centroid bounds cb.
@@ -542,20 +548,22 @@ func partition(dst, src []bref, bn *binning, axis, split int) int {
 
 // partitionInto partitions src into dst from the cursors l (forward, left
 // refs) and r (backward, right refs) and returns the cursors after it.
+//
+// A ref goes left when its bin is below split, tested as (c-lo)*k < split:
+// for the non-negative, finite products of an axis that binning can split
+// (see binIndex), the truncated bin index is below the integer split
+// exactly when the product is, and the clamp to the last bin never
+// matters, as split is at most the last bin. The loop keeps the axis'
+// constants in registers.
 func partitionInto(dst, src []bref, bn *binning, axis, split, l, r int) (int, int) {
-	var off uintptr
-	switch axis {
-	case 1:
-		off = 4
-	case 2:
-		off = 8
-	}
+	off := uintptr(4 * axis)
+	lo, k, s := bn.lo[axis], bn.k[axis], float32(split)
 	for i := range src {
 		bx := &src[i]
-		lo := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.minX), off))
-		nhi := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.nmaxX), off))
+		p := unsafe.Add(unsafe.Pointer(bx), off)
+		c := *(*float32)(p) - *(*float32)(unsafe.Add(p, 12)) // min - (-max)
 		left := 0
-		if bn.index(lo-nhi, axis) < split {
+		if (c-lo)*k < s {
 			left = 1
 		}
 		// left ? l : r, without a branch.
@@ -599,19 +607,13 @@ func partitionLarge(dst, src []bref, bn *binning, axis, split int, chunks [][2]i
 
 // countLeft returns how many refs partition would put on the left.
 func countLeft(refs []bref, bn *binning, axis, split int) int {
-	var off uintptr
-	switch axis {
-	case 1:
-		off = 4
-	case 2:
-		off = 8
-	}
+	off := uintptr(4 * axis)
+	lo, k, s := bn.lo[axis], bn.k[axis], float32(split)
 	l := 0
 	for i := range refs {
-		bx := &refs[i]
-		lo := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.minX), off))
-		nhi := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.nmaxX), off))
-		if bn.index(lo-nhi, axis) < split {
+		p := unsafe.Add(unsafe.Pointer(&refs[i]), off)
+		c := *(*float32)(p) - *(*float32)(unsafe.Add(p, 12))
+		if (c-lo)*k < s {
 			l++
 		}
 	}
@@ -619,20 +621,38 @@ func countLeft(refs []bref, bn *binning, axis, split int) int {
 }
 
 // centroidBounds returns the doubled-centroid bounds of refs.
+//
+// It compares and branches instead of taking min and max (five
+// instructions each for floats, to honour NaN and the sign of zero): a
+// running extreme of many values changes rarely, so the branches predict
+// well. Centroids are finite, and a zero's sign in these bounds cannot move
+// any ref to another bin (c - lo and the axis' extent come out the same).
 func centroidBounds(refs []bref) centroids {
 	inf := posInf
-	x0, y0, z0, x1, y1, z1 := inf, inf, inf, inf, inf, inf
+	x0, y0, z0, x1, y1, z1 := inf, inf, inf, -inf, -inf, -inf
 	for i := range refs {
 		a := &refs[i]
 		x, y, z := a.minX-a.nmaxX, a.minY-a.nmaxY, a.minZ-a.nmaxZ
-		x0 = min(x0, x)
-		y0 = min(y0, y)
-		z0 = min(z0, z)
-		x1 = min(x1, -x)
-		y1 = min(y1, -y)
-		z1 = min(z1, -z)
+		if x < x0 {
+			x0 = x
+		}
+		if x > x1 {
+			x1 = x
+		}
+		if y < y0 {
+			y0 = y
+		}
+		if y > y1 {
+			y1 = y
+		}
+		if z < z0 {
+			z0 = z
+		}
+		if z > z1 {
+			z1 = z
+		}
 	}
-	return centroids{x0, y0, z0, x1, y1, z1}
+	return centroids{x0, y0, z0, -x1, -y1, -z1}
 }
 
 func emptyCentroids() centroids {
