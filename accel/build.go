@@ -609,7 +609,10 @@ func partitionLarge(dst, src []bref, bn *binning, axis, split int, chunks [][2]i
 			}
 		}
 	} else {
-		parallelChunks(chunks, func(c, lo, hi int) { lefts[c] = countLeft(src[lo:hi], bn, axis, split) })
+		// A copy, so that the closure does not make the caller's binning
+		// escape to the heap on every node.
+		bnc := *bn
+		parallelChunks(chunks, func(c, lo, hi int) { lefts[c] = countLeft(src[lo:hi], &bnc, axis, split) })
 	}
 	mid = partitionChunks(dst, src, bn, axis, split, chunks, lefts)
 	var wg sync.WaitGroup
