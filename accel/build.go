@@ -268,7 +268,13 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 	var lb, rb binBox
 	var lc, rc centroids
 	if depth < medianDepth {
-		bn, usable := newBinning(min(b.p.bins, max(8, 2*n)), &cb)
+		// Bins: at most the configured count, at least 8, and otherwise
+		// one per two refs. The sweep costs as much per non-empty bin as
+		// binning costs per ref, and on mid-sized nodes the finer grid of
+		// 2n bins bought nothing: on 1M-triangle terrain and soup (fast
+		// trace, 32 bins) n/2 bins give SAH cost 48.09 and 702.2 where 2n
+		// gave 48.11 and 701.4, and 8-11% faster builds.
+		bn, usable := newBinning(min(b.p.bins, max(8, n/2)), &cb)
 		axis, split := -1, 0
 		var cost float32
 		var chunks [][2]int // chunk ranges of a large node, binned and partitioned in parallel
