@@ -112,18 +112,26 @@ type Geometry struct {
 // TriangleGeometry returns an opaque triangle geometry over float32
 // positions and 32-bit indices (nil indices: non-indexed).
 func TriangleGeometry(positions []vec.Vec3, indices []uint32) Geometry {
+	// Large meshes are converted in parallel chunks: callers time this
+	// with the build, and it is otherwise a serial pass over every vertex
+	// and index.
 	vb := make([]byte, 12*len(positions))
-	for i, p := range positions {
-		binary.LittleEndian.PutUint32(vb[12*i:], math.Float32bits(p.X))
-		binary.LittleEndian.PutUint32(vb[12*i+4:], math.Float32bits(p.Y))
-		binary.LittleEndian.PutUint32(vb[12*i+8:], math.Float32bits(p.Z))
-	}
+	parallelChunks(splitWork(len(positions)), func(_, lo, hi int) {
+		for i, p := range positions[lo:hi] {
+			b := vb[12*(lo+i):]
+			binary.LittleEndian.PutUint32(b, math.Float32bits(p.X))
+			binary.LittleEndian.PutUint32(b[4:], math.Float32bits(p.Y))
+			binary.LittleEndian.PutUint32(b[8:], math.Float32bits(p.Z))
+		}
+	})
 	t := Triangles{VertexBuffer: vb, VertexFormat: FormatR32G32B32Float, VertexStride: 12, VertexCount: len(positions)}
 	if indices != nil {
 		ib := make([]byte, 4*len(indices))
-		for i, x := range indices {
-			binary.LittleEndian.PutUint32(ib[4*i:], x)
-		}
+		parallelChunks(splitWork(len(indices)), func(_, lo, hi int) {
+			for i, x := range indices[lo:hi] {
+				binary.LittleEndian.PutUint32(ib[4*(lo+i):], x)
+			}
+		})
 		t.IndexBuffer, t.IndexFormat, t.IndexCount = ib, IndexUint32, len(indices)
 	}
 	return Geometry{Type: GeometryTriangles, Flags: GeometryOpaque, Triangles: t}
