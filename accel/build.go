@@ -97,7 +97,7 @@ func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []
 	b := builder{p: p, bufs: [2][]bref{refs, make([]bref, n)}, nodes: make([]node, 2*n), order: make([]uint32, n)}
 	b.procs = runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
-	b.build(0, 0, n, 1, 0, 0, bb, cb, false, new(binScratch), &wg)
+	b.build(0, 0, n, 1, 0, 0, bb, cb, lazyNone, new(binScratch), &wg)
 	wg.Wait()
 	// Compact the reserved ranges into a dense depth-first array.
 	out := make([]node, 0, 2*b.leaves.Load()-1)
@@ -197,6 +197,12 @@ func (b *binBox) halfArea() float32 {
 	return dx*dy + dy*dz + dz*dx
 }
 
+// area is halfArea for a box known not to be empty.
+func (b *binBox) area() float32 {
+	dx, dy, dz := -(b.nmaxX + b.minX), -(b.nmaxY + b.minY), -(b.nmaxZ + b.minZ)
+	return dx*dy + dy*dz + dz*dx
+}
+
 func (b *binBox) aabb() AABB {
 	return AABB{vec.V3(b.minX, b.minY, b.minZ), vec.V3(-b.nmaxX, -b.nmaxY, -b.nmaxZ)}
 }
@@ -218,22 +224,35 @@ type binning struct {
 	nb    int
 }
 
-func (bn *binning) index(c float32, a int) int {
-	return binIndex(c, bn.lo[a], bn.k[a], bn.nb-1)
+// binIndex returns the bin of doubled centroid c on an axis with
+// constants lo and k and last bin nb-1; the
+// clamp compiles to a conditional move. c >= lo (lo is the least centroid
+// and subtraction rounds monotonically), so (c-lo)*k is not negative, and
+// when it is not a number in range (k = +Inf on a denormal-thin axis) the
+// conversion gives the least int, which the mask turns into bin 0: every
+// ref of such an axis lands in bin 0, which leaves the axis unused.
+func binIndex(c, lo, k float32, last int) int {
+	return min(int((c-lo)*k), last) & (maxBins - 1)
 }
 
-// binIndex is binning.index with the axis' constants and nb-1 given; the
-// clamps compile to conditional moves.
-func binIndex(c, lo, k float32, last int) int {
-	return max(min(int((c-lo)*k), last), 0) & (maxBins - 1)
-}
+// lazyKind says what a node computes from its refs before it is split.
+type lazyKind uint8
+
+const (
+	lazyNone      lazyKind = iota // bounds and centroid bounds are given
+	lazyCentroids                 // bounds are given (unions of the parent's bins)
+	lazyAll                       // neither: the parent binned a sample of its refs
+)
 
 // build fills node r for the refs in b.bufs[cur][lo:hi], whose bounds and
-// doubled-centroid bounds are given; its descendants may use the node
-// slots from free on (2*(hi-lo)-2 of them are reserved for it).
-func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bounds binBox, cb centroids, lazyCB bool, sc *binScratch, wg *sync.WaitGroup) {
+// doubled-centroid bounds are given as lazy says; its descendants may use
+// the node slots from free on (2*(hi-lo)-2 of them are reserved for it).
+func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *sync.WaitGroup) {
 	refs := b.bufs[cur][lo:hi]
 	n := len(refs)
+	if lazy == lazyAll {
+		bounds, cb = rangeBounds(refs)
+	}
 	leaf := func() {
 		b.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)}
 		b.leaves.Add(1)
@@ -242,29 +261,39 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 			order[i] = refs[i].id
 		}
 	}
-	if n == 1 {
+	// A split costs at least traversalCost (its children's area-weighted
+	// counts are not negative), so a node that may be a leaf and holds no
+	// more primitives than that is one: binning it could not change that.
+	if n == 1 || (n <= b.p.maxLeaf && float32(n) <= b.p.traversalCost) {
 		leaf()
 		return
 	}
-	if lazyCB {
+	if lazy == lazyCentroids {
 		cb = centroidBounds(refs)
 	}
 	mid := -1
 	next := cur
-	lazy := false // the children compute their centroid bounds
+	childLazy := lazyNone
 	var lb, rb binBox
 	var lc, rc centroids
 	if depth < medianDepth {
-		bn, usable := newBinning(min(b.p.bins, max(8, 2*n)), &cb)
+		// Bins: at most the configured count, at least 8, and otherwise
+		// one per two refs. The sweep costs as much per non-empty bin as
+		// binning costs per ref, and on mid-sized nodes the finer grid of
+		// 2n bins bought nothing: on 1M-triangle terrain and soup (fast
+		// trace, 32 bins) n/2 bins give SAH cost 48.09 and 702.2 where 2n
+		// gave 48.11 and 701.4, and 8-11% faster builds.
+		bn, usable := newBinning(min(b.p.bins, max(8, n/2)), &cb)
 		axis, split := -1, 0
 		var cost float32
 		var chunks [][2]int // chunk ranges of a large node, binned and partitioned in parallel
+		stride := sampleStride(n)
 		if usable {
 			if b.procs > 1 && n >= parallelSplit {
 				chunks = splitChunks(n, b.procs)
-				binChunks(refs, &bn, sc, chunks)
+				binChunks(refs, &bn, sc, chunks, stride)
 			} else {
-				binRefs(refs, &bn, sc)
+				binRefs(refs, &bn, sc, stride)
 			}
 			axis, split, cost = b.evalSAH(&bn, sc, &bounds, n)
 		}
@@ -274,34 +303,33 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 				return
 			}
 		} else {
-			// The children's bounds are the unions of the split axis' bins.
-			lb, rb = emptyBinBox(), emptyBinBox()
-			for i := 0; i < bn.nb; i++ {
-				if i < split {
-					lb.union(&sc.boxes[axis][i])
-				} else {
-					rb.union(&sc.boxes[axis][i])
-				}
-			}
 			next = cur ^ 1
 			dst := b.bufs[next][lo:hi]
-			if chunks != nil {
-				mid = partitionChunks(dst, refs, &bn, axis, split, chunks, sc.chunkCounts)
-				// Large children get their centroid bounds in parallel here.
-				var wg sync.WaitGroup
-				wg.Add(1)
-				go func() { defer wg.Done(); lc = centroidBounds(dst[:mid]) }()
-				rc = centroidBounds(dst[mid:])
-				wg.Wait()
-			} else {
+			switch {
+			case chunks != nil:
+				mid, lb, lc, rb, rc = partitionLarge(dst, refs, &bn, axis, split, chunks, sc.chunkCounts, stride)
+			case stride > 1:
 				mid = partition(dst, refs, &bn, axis, split)
-				lc, rc = centroids{}, centroids{}
-				lazy = true
+				childLazy = lazyAll
+			default:
+				mid = partition(dst, refs, &bn, axis, split)
+				childLazy = lazyCentroids
+			}
+			if stride == 1 {
+				// The children's bounds are the unions of the split axis' bins.
+				lb, rb = emptyBinBox(), emptyBinBox()
+				for i := 0; i < bn.nb; i++ {
+					if i < split {
+						lb.union(&sc.boxes[axis][i])
+					} else {
+						rb.union(&sc.boxes[axis][i])
+					}
+				}
 			}
 		}
 	}
 	if mid <= 0 || mid >= n {
-		next, lazy = cur, false
+		next, childLazy = cur, lazyNone
 		mid = n / 2 // no usable SAH split (or too deep): halve the range
 		lb, lc = rangeBounds(refs[:mid])
 		rb, rc = rangeBounds(refs[mid:])
@@ -312,14 +340,31 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 	rightFree := leftFree + uint32(2*mid-2)
 	if n >= parallelGrain {
 		wg.Add(1)
-		go func(lb binBox, lc centroids, lazy bool) {
+		go func(lb binBox, lc centroids, lazy lazyKind) {
 			defer wg.Done()
 			b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, lazy, new(binScratch), wg)
-		}(lb, lc, lazy)
+		}(lb, lc, childLazy)
 	} else {
-		b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, lazy, sc, wg)
+		b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, childLazy, sc, wg)
 	}
-	b.build(c+1, lo+mid, hi, rightFree, depth+1, next, rb, rc, lazy, sc, wg)
+	b.build(c+1, lo+mid, hi, rightFree, depth+1, next, rb, rc, childLazy, sc, wg)
+}
+
+// sampleTarget sets how much of a large node is binned: a node of n >=
+// 2*sampleTarget refs bins every (n/sampleTarget)-th ref, between
+// sampleTarget and twice as many. Binning is most of the build's work, and
+// on large nodes a few hundred refs in 8 to 32 bins place the best split
+// plane about where all of them would. Measured on 1M-triangle terrain and
+// soup (fast trace): the tree's SAH cost is 0.26% and 0.03% above binning
+// every ref (0.1% at 1024, 0.7% at 128), the nodes and primitives that ray
+// segments up to their hits overlap are the same within 1%, and builds are
+// 20-25% faster (1024: 15-20%). The partition still sorts every ref by the
+// chosen plane, and the children compute their exact bounds (lazyAll).
+const sampleTarget = 256
+
+// sampleStride returns the stride at which a node of n refs is binned.
+func sampleStride(n int) int {
+	return max(1, n/sampleTarget)
 }
 
 // parallelSplit is the size from which a node's binning and partition run
@@ -342,12 +387,17 @@ func splitChunks(n, k int) [][2]int {
 // rangeBounds returns the bounds and doubled-centroid bounds of refs.
 func rangeBounds(refs []bref) (binBox, centroids) {
 	bb := emptyBinBox()
-	cb := centroids(bb)
+	x0, y0, z0, x1, y1, z1 := bb.minX, bb.minY, bb.minZ, bb.nmaxX, bb.nmaxY, bb.nmaxZ
 	for i := range refs {
-		bb.add(&refs[i])
-		cb.add(&refs[i])
+		a := &refs[i]
+		x0 = min(x0, a.minX)
+		y0 = min(y0, a.minY)
+		z0 = min(z0, a.minZ)
+		x1 = min(x1, a.nmaxX)
+		y1 = min(y1, a.nmaxY)
+		z1 = min(z1, a.nmaxZ)
 	}
-	return bb, cb
+	return binBox{x0, y0, z0, x1, y1, z1}, centroidBounds(refs)
 }
 
 // newBinning sets up nb bins per axis over the doubled-centroid bounds cb.
@@ -366,8 +416,9 @@ func newBinning(nb int, cb *centroids) (bn binning, usable bool) {
 	return bn, usable
 }
 
-// binRefs fills sc's first bn.nb bins of every axis from refs.
-func binRefs(refs []bref, bn *binning, sc *binScratch) {
+// binRefs fills sc's first bn.nb bins of every axis from every stride-th
+// ref, starting with the first.
+func binRefs(refs []bref, bn *binning, sc *binScratch, stride int) {
 	boxes, counts := &sc.boxes, &sc.counts
 	e := emptyBinBox()
 	nb := bn.nb
@@ -380,32 +431,54 @@ func binRefs(refs []bref, bn *binning, sc *binScratch) {
 	lx, ly, lz := bn.lo[0], bn.lo[1], bn.lo[2]
 	kx, ky, kz := bn.k[0], bn.k[1], bn.k[2]
 	last := nb - 1
-	for i := range refs {
+	for i := 0; i < len(refs); i += stride {
 		bx := &refs[i]
 		x0, y0, z0, nx1, ny1, nz1 := bx.minX, bx.minY, bx.minZ, bx.nmaxX, bx.nmaxY, bx.nmaxZ
 		jx := binIndex(x0-nx1, lx, kx, last)
 		jy := binIndex(y0-ny1, ly, ky, last)
 		jz := binIndex(z0-nz1, lz, kz, last)
-		boxes[0][jx].addv(x0, y0, z0, nx1, ny1, nz1)
+		// Field by field across the three bins rather than bin by bin:
+		// the compiler then keeps fewer addresses live (half the spills)
+		// and consecutive refs in the same bins have more independent
+		// work between dependent updates.
+		px, py, pz := &boxes[0][jx], &boxes[1][jy], &boxes[2][jz]
+		px.minX = min(px.minX, x0)
+		py.minX = min(py.minX, x0)
+		pz.minX = min(pz.minX, x0)
+		px.minY = min(px.minY, y0)
+		py.minY = min(py.minY, y0)
+		pz.minY = min(pz.minY, y0)
+		px.minZ = min(px.minZ, z0)
+		py.minZ = min(py.minZ, z0)
+		pz.minZ = min(pz.minZ, z0)
+		px.nmaxX = min(px.nmaxX, nx1)
+		py.nmaxX = min(py.nmaxX, nx1)
+		pz.nmaxX = min(pz.nmaxX, nx1)
+		px.nmaxY = min(px.nmaxY, ny1)
+		py.nmaxY = min(py.nmaxY, ny1)
+		pz.nmaxY = min(pz.nmaxY, ny1)
+		px.nmaxZ = min(px.nmaxZ, nz1)
+		py.nmaxZ = min(py.nmaxZ, nz1)
+		pz.nmaxZ = min(pz.nmaxZ, nz1)
 		counts[0][jx]++
-		boxes[1][jy].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[1][jy]++
-		boxes[2][jz].addv(x0, y0, z0, nx1, ny1, nz1)
 		counts[2][jz]++
 	}
 }
 
 // binChunks bins every chunk of refs into its own bins in parallel, keeps
 // each chunk's counts on every axis in sc.chunkCounts (for partitionChunks)
-// and merges the bins into sc in chunk order.
-func binChunks(refs []bref, bn *binning, sc *binScratch, chunks [][2]int) {
+// and merges the bins into sc in chunk order. With a stride, the binned
+// refs are those binRefs would bin over all of refs.
+func binChunks(refs []bref, bn *binning, sc *binScratch, chunks [][2]int, stride int) {
 	scs := make([]binScratch, len(chunks))
 	var wg sync.WaitGroup
 	for c := range chunks {
 		wg.Add(1)
 		go func(bn binning) {
 			defer wg.Done()
-			binRefs(refs[chunks[c][0]:chunks[c][1]], &bn, &scs[c])
+			first := (chunks[c][0] + stride - 1) / stride * stride
+			binRefs(refs[first:max(first, chunks[c][1])], &bn, &scs[c], stride)
 		}(*bn)
 	}
 	wg.Wait()
@@ -427,42 +500,14 @@ func binChunks(refs []bref, bn *binning, sc *binScratch, chunks [][2]int) {
 // returns axis -1 when no split separates the refs. cost is relative to
 // one primitive intersection.
 func (b *builder) evalSAH(bn *binning, sc *binScratch, bounds *binBox, n int) (axis, split int, cost float32) {
-	boxes, counts := &sc.boxes, &sc.counts
-	nb := bn.nb
 	axis = -1
 	for a := 0; a < 3; a++ {
 		if bn.k[a] == 0 {
 			continue
 		}
-		// Only the non-empty bins matter: every split between two of them
-		// costs the same, and the first of those is the one kept.
-		var idx [maxBins]int
-		k := 0
-		for i := 0; i < nb; i++ {
-			if counts[a][i] != 0 {
-				idx[k] = i
-				k++
-			}
-		}
-		if k < 2 {
-			continue
-		}
-		var rightArea [maxBins]float32
-		var rightCount [maxBins]int32
-		acc, cnt := emptyBinBox(), int32(0)
-		for j := k - 1; j > 0; j-- {
-			acc.union(&boxes[a][idx[j]])
-			cnt += counts[a][idx[j]]
-			rightArea[j], rightCount[j] = acc.halfArea(), cnt
-		}
-		acc, cnt = emptyBinBox(), 0
-		for j := 1; j < k; j++ {
-			acc.union(&boxes[a][idx[j-1]])
-			cnt += counts[a][idx[j-1]]
-			c := acc.halfArea()*float32(cnt) + rightArea[j]*float32(rightCount[j])
-			if axis < 0 || c < cost {
-				axis, split, cost = a, idx[j-1]+1, c
-			}
+		s, c, ok := sweepAxis(&sc.boxes[a], &sc.counts[a], bn.nb)
+		if ok && (axis < 0 || c < cost) {
+			axis, split, cost = a, s, c
 		}
 	}
 	if axis >= 0 {
@@ -476,6 +521,59 @@ func (b *builder) evalSAH(bn *binning, sc *binScratch, bounds *binBox, n int) (a
 	return axis, split, cost
 }
 
+// sweepAxis returns the best split of one axis' first nb bins (the
+// children are the bins below split and the others) and its unnormalized
+// SAH cost; ok is false when fewer than two bins are used.
+//
+// Most nodes are small (a handful of refs in up to 2n bins), so the fixed
+// cost per axis matters as much as the sweeps: the non-empty bins are
+// gathered without a data-dependent branch (which mispredicts about every
+// other bin), and the sweeps' boxes are never empty, so their areas need
+// no emptiness test. It is a function of its own so that its loops keep
+// their state in registers.
+func sweepAxis(boxes *[maxBins]binBox, counts *[maxBins]int32, nb int) (split int, cost float32, ok bool) {
+	// Only the non-empty bins matter: every split between two of them
+	// costs the same, and the first of those is the one kept.
+	var idx [maxBins]uint8
+	k := 0
+	for i := 0; i < nb && i < maxBins; i++ {
+		idx[k&(maxBins-1)] = uint8(i)
+		k += nonzero(counts[i])
+	}
+	if k < 2 {
+		return 0, 0, false
+	}
+	var rightArea [maxBins]float32
+	var rightCount [maxBins]int32
+	last := idx[(k-1)&(maxBins-1)]
+	acc, cnt := boxes[last], counts[last]
+	for j := k - 1; j > 0; j-- {
+		i := idx[j&(maxBins-1)]
+		if j < k-1 {
+			acc.union(&boxes[i])
+			cnt += counts[i]
+		}
+		rightArea[j&(maxBins-1)], rightCount[j&(maxBins-1)] = acc.area(), cnt
+	}
+	acc, cnt = boxes[idx[0]], counts[idx[0]]
+	split, cost = int(idx[0])+1, acc.area()*float32(cnt)+rightArea[1]*float32(rightCount[1])
+	for j := 2; j < k; j++ {
+		i := idx[(j-1)&(maxBins-1)]
+		acc.union(&boxes[i])
+		cnt += counts[i]
+		c := acc.area()*float32(cnt) + rightArea[j&(maxBins-1)]*float32(rightCount[j&(maxBins-1)])
+		if c < cost {
+			split, cost = int(i)+1, c
+		}
+	}
+	return split, cost, true
+}
+
+// nonzero returns 1 if c != 0, else 0, without a branch.
+func nonzero(c int32) int {
+	return int(uint32(c|-c) >> 31)
+}
+
 // partition copies src to dst, the refs whose centroid bin is below split
 // to the front in their order and the others to the back in reverse order,
 // and returns the count of the first. It has no data-dependent branch: the store index and the
@@ -487,20 +585,22 @@ func partition(dst, src []bref, bn *binning, axis, split int) int {
 
 // partitionInto partitions src into dst from the cursors l (forward, left
 // refs) and r (backward, right refs) and returns the cursors after it.
+//
+// A ref goes left when its bin is below split, tested as (c-lo)*k < split:
+// for the non-negative, finite products of an axis that binning can split
+// (see binIndex), the truncated bin index is below the integer split
+// exactly when the product is, and the clamp to the last bin never
+// matters, as split is at most the last bin. The loop keeps the axis'
+// constants in registers.
 func partitionInto(dst, src []bref, bn *binning, axis, split, l, r int) (int, int) {
-	var off uintptr
-	switch axis {
-	case 1:
-		off = 4
-	case 2:
-		off = 8
-	}
+	off := uintptr(4 * axis)
+	lo, k, s := bn.lo[axis], bn.k[axis], float32(split)
 	for i := range src {
 		bx := &src[i]
-		lo := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.minX), off))
-		nhi := *(*float32)(unsafe.Add(unsafe.Pointer(&bx.nmaxX), off))
+		p := unsafe.Add(unsafe.Pointer(bx), off)
+		c := *(*float32)(p) - *(*float32)(unsafe.Add(p, 12)) // min - (-max)
 		left := 0
-		if bn.index(lo-nhi, axis) < split {
+		if (c-lo)*k < s {
 			left = 1
 		}
 		// left ? l : r, without a branch.
@@ -511,8 +611,101 @@ func partitionInto(dst, src []bref, bn *binning, axis, split, l, r int) (int, in
 	return l, r
 }
 
+// partitionLarge is partitionChunks followed by what the children need:
+// their centroid bounds, and with a stride (only a sample was binned) their
+// bounds too, computed in parallel (large children are not left to compute
+// them on one core). It is a function of its own so that build's locals
+// are not captured by a goroutine, which would move them to the heap on
+// every call.
+func partitionLarge(dst, src []bref, bn *binning, axis, split int, chunks [][2]int, counts [][3][maxBins]int32, stride int) (mid int, lb binBox, lc centroids, rb binBox, rc centroids) {
+	lefts := make([]int, len(chunks))
+	if stride == 1 {
+		for c := range chunks {
+			for i := 0; i < split; i++ {
+				lefts[c] += int(counts[c][axis][i])
+			}
+		}
+	} else {
+		// A copy, so that the closure does not make the caller's binning
+		// escape to the heap on every node.
+		bnc := *bn
+		parallelChunks(chunks, func(c, lo, hi int) { lefts[c] = countLeft(src[lo:hi], &bnc, axis, split) })
+	}
+	mid = partitionChunks(dst, src, bn, axis, split, chunks, lefts)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	if stride == 1 {
+		go func() { defer wg.Done(); lc = centroidBounds(dst[:mid]) }()
+		rc = centroidBounds(dst[mid:])
+	} else {
+		go func() { defer wg.Done(); lb, lc = rangeBounds(dst[:mid]) }()
+		rb, rc = rangeBounds(dst[mid:])
+	}
+	wg.Wait()
+	return mid, lb, lc, rb, rc
+}
+
+// countLeft returns how many refs partition would put on the left.
+func countLeft(refs []bref, bn *binning, axis, split int) int {
+	off := uintptr(4 * axis)
+	lo, k, s := bn.lo[axis], bn.k[axis], float32(split)
+	l := 0
+	for i := range refs {
+		p := unsafe.Add(unsafe.Pointer(&refs[i]), off)
+		c := *(*float32)(p) - *(*float32)(unsafe.Add(p, 12))
+		if (c-lo)*k < s {
+			l++
+		}
+	}
+	return l
+}
+
 // centroidBounds returns the doubled-centroid bounds of refs.
+//
+// It compares and branches instead of taking min and max (five
+// instructions each for floats, to honour NaN and the sign of zero): a
+// running extreme of many values changes rarely, so the branches predict
+// well, except on small nodes (see branchyBounds). Centroids are finite, and a zero's sign in these bounds cannot move
+// any ref to another bin (c - lo and the axis' extent come out the same).
 func centroidBounds(refs []bref) centroids {
+	if len(refs) < branchyBounds {
+		return centroidBoundsMin(refs)
+	}
+	inf := posInf
+	x0, y0, z0, x1, y1, z1 := inf, inf, inf, -inf, -inf, -inf
+	for i := range refs {
+		a := &refs[i]
+		x, y, z := a.minX-a.nmaxX, a.minY-a.nmaxY, a.minZ-a.nmaxZ
+		if x < x0 {
+			x0 = x
+		}
+		if x > x1 {
+			x1 = x
+		}
+		if y < y0 {
+			y0 = y
+		}
+		if y > y1 {
+			y1 = y
+		}
+		if z < z0 {
+			z0 = z
+		}
+		if z > z1 {
+			z1 = z
+		}
+	}
+	return centroids{x0, y0, z0, -x1, -y1, -z1}
+}
+
+// branchyBounds is the count of refs from which centroidBounds branches:
+// below it, the running extremes of a few random refs change too often
+// (soup 1M builds 3-5% faster with min below 64 refs, terrain the same).
+const branchyBounds = 64
+
+// centroidBoundsMin is centroidBounds for few refs, whose running extremes
+// change too often for branches.
+func centroidBoundsMin(refs []bref) centroids {
 	inf := posInf
 	x0, y0, z0, x1, y1, z1 := inf, inf, inf, inf, inf, inf
 	for i := range refs {
@@ -533,17 +726,13 @@ func emptyCentroids() centroids {
 	return centroids{inf, inf, inf, inf, inf, inf}
 }
 
-// partitionChunks is partition in parallel over the chunks that binChunks
-// binned: their left counts on the split axis give each chunk its cursors,
-// so the result is the serial one.
-func partitionChunks(dst, src []bref, bn *binning, axis, split int, chunks [][2]int, counts [][3][maxBins]int32) int {
+// partitionChunks is partition in parallel over chunks: the chunks' left
+// counts give each chunk its cursors, so the result is the serial one.
+func partitionChunks(dst, src []bref, bn *binning, axis, split int, chunks [][2]int, lefts []int) int {
 	var wg sync.WaitGroup
 	l, r := 0, len(dst)-1
 	for c, ch := range chunks {
-		left := 0
-		for i := 0; i < split; i++ {
-			left += int(counts[c][axis][i])
-		}
+		left := lefts[c]
 		wg.Add(1)
 		go func(l, r int, bn binning) {
 			defer wg.Done()

@@ -112,18 +112,26 @@ type Geometry struct {
 // TriangleGeometry returns an opaque triangle geometry over float32
 // positions and 32-bit indices (nil indices: non-indexed).
 func TriangleGeometry(positions []vec.Vec3, indices []uint32) Geometry {
+	// Large meshes are converted in parallel chunks: callers time this
+	// with the build, and it is otherwise a serial pass over every vertex
+	// and index.
 	vb := make([]byte, 12*len(positions))
-	for i, p := range positions {
-		binary.LittleEndian.PutUint32(vb[12*i:], math.Float32bits(p.X))
-		binary.LittleEndian.PutUint32(vb[12*i+4:], math.Float32bits(p.Y))
-		binary.LittleEndian.PutUint32(vb[12*i+8:], math.Float32bits(p.Z))
-	}
+	parallelChunks(splitWork(len(positions)), func(_, lo, hi int) {
+		for i, p := range positions[lo:hi] {
+			b := vb[12*(lo+i):]
+			binary.LittleEndian.PutUint32(b, math.Float32bits(p.X))
+			binary.LittleEndian.PutUint32(b[4:], math.Float32bits(p.Y))
+			binary.LittleEndian.PutUint32(b[8:], math.Float32bits(p.Z))
+		}
+	})
 	t := Triangles{VertexBuffer: vb, VertexFormat: FormatR32G32B32Float, VertexStride: 12, VertexCount: len(positions)}
 	if indices != nil {
 		ib := make([]byte, 4*len(indices))
-		for i, x := range indices {
-			binary.LittleEndian.PutUint32(ib[4*i:], x)
-		}
+		parallelChunks(splitWork(len(indices)), func(_, lo, hi int) {
+			for i, x := range indices[lo:hi] {
+				binary.LittleEndian.PutUint32(ib[4*(lo+i):], x)
+			}
+		})
 		t.IndexBuffer, t.IndexFormat, t.IndexCount = ib, IndexUint32, len(indices)
 	}
 	return Geometry{Type: GeometryTriangles, Flags: GeometryOpaque, Triangles: t}
@@ -270,6 +278,13 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 		}
 		d.indexHash = h
 		d.tris = make([]triVerts, t.IndexCount/3)
+		if t.VertexFormat == FormatR32G32B32Float && t.Transform == nil && isize == 4 {
+			// The common layout, fetched without the per-vertex closures
+			// and format switch (the same bits: each component is read as
+			// readVertex reads it).
+			fetchR32x3U32(d.tris, t.VertexBuffer, t.IndexBuffer, stride)
+			break
+		}
 		parallelChunks(splitWork(len(d.tris)), func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
 				d.tris[p] = triVerts{vertex(index(3 * p)), vertex(index(3*p + 1)), vertex(index(3*p + 2))}
@@ -279,6 +294,25 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 		return d, inputErr(where, "IndexFormat", "unsupported format %d", t.IndexFormat)
 	}
 	return d, nil
+}
+
+// fetchR32x3U32 fills tris from three float32 components per vertex at
+// stride bytes and 32-bit little-endian indices (already validated), in
+// parallel chunks.
+func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int) {
+	le := binary.LittleEndian
+	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
+		idx := ib[12*lo : 12*hi]
+		for p := range tris[lo:hi] {
+			var tv triVerts
+			for j := range tv {
+				v := int(le.Uint32(idx[12*p+4*j:])) * stride
+				b := vb[v : v+12]
+				tv[j] = vec.V3(math.Float32frombits(le.Uint32(b)), math.Float32frombits(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:])))
+			}
+			tris[lo+p] = tv
+		}
+	})
 }
 
 func decodeAABBs(where string, g *Geometry) (decodedGeometry, error) {
