@@ -44,8 +44,11 @@ var (
 )
 
 // batchStackLimit is the stack height above which a batch walk stops and
-// its ray is traced alone (a node can push three entries); tests lower it.
-var batchStackLimit = smallStack - 3
+// its ray is traced alone (a node can push wideWidth-1 entries); tests lower it.
+var batchStackLimit = defaultBatchStackLimit
+
+// defaultBatchStackLimit leaves room on the small stack for one node's pushes.
+const defaultBatchStackLimit = smallStack - (wideWidth - 1)
 
 // batchWalk is one in-flight walk of a batch: the state walkFiniteOn keeps
 // in registers, kept in memory between steps.
@@ -105,7 +108,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{0, near}, 0, i
 			if useSIMD {
-				w.q = newNodeRay(&w.o.rb, r.TMin)
+				w.q.init(&w.o.rb, r.TMin)
 			}
 			return true
 		}
@@ -161,7 +164,7 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{}, 0, i
 			if useSIMD {
-				w.q = newNodeRay(&w.o.rb, r.TMin)
+				w.q.init(&w.o.rb, r.TMin)
 			}
 			return true
 		}
@@ -236,14 +239,14 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 			return false
 		}
 		n := &b.wide[cur.node]
-		var near [4]float32
-		if mask := w.o.rb.hit4Finite(n, w.tMin, tm, &near); mask != 0 {
+		var near wideRow
+		if mask := w.o.rb.hitWideFinite(n, w.tMin, tm, &near); mask != 0 {
 			i0 := bits.TrailingZeros(mask)
 			m := mask & (mask - 1)
 			if m == 0 {
-				cur = stackEntry{n.ref[i0&3], near[i0&3]}
+				cur = stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}
 			} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
-				a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+				a, c := stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}, stackEntry{n.ref[i1&wideMask], near[i1&wideMask]}
 				if c.near < a.near {
 					a, c = c, a
 				}
@@ -310,14 +313,14 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 			return false
 		}
 		n := &b.wide[cur]
-		var near [4]float32
-		if mask := w.o.rb.hit4Finite(n, w.tMin, w.tMax, &near); mask != 0 {
+		var near wideRow
+		if mask := w.o.rb.hitWideFinite(n, w.tMin, w.tMax, &near); mask != 0 {
 			for m := mask & (mask - 1); m != 0; m &= m - 1 {
-				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&3]}
+				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
 				prefetchChild(b.wide, b.tris, w.stack[w.sp].node)
 				w.sp++
 			}
-			w.cur.node = n.ref[bits.TrailingZeros(mask)&3]
+			w.cur.node = n.ref[bits.TrailingZeros(mask)&wideMask]
 			prefetchChild(b.wide, b.tris, w.cur.node)
 			return true
 		}
@@ -529,21 +532,21 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 			continue
 		}
 		if !isLeafRef(e.node) {
-			if l.sp+1 > batchStackLimit { // traceFast's sp+4 > len(stack)
+			if l.sp+1 > batchStackLimit { // traceFast's sp+wideWidth > len(stack)
 				l.overflow = true
 				return false
 			}
 			if mode == batchOccluded {
-				var near [4]float32
+				var near wideRow
 				n := &t.wide[e.node]
-				if m4 := l.world.hit4(n, r.TMin, r.TMax, &near); m4 != 0 {
+				if mw := l.world.hitWide(n, r.TMin, r.TMax, &near); mw != 0 {
 					// occludedFast takes the first hit child next and
 					// stacks the others: the same order on this stack.
-					for m := m4 &^ (m4 & -m4); m != 0; m &= m - 1 {
-						l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&3]}
+					for m := mw &^ (mw & -mw); m != 0; m &= m - 1 {
+						l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
 						l.sp++
 					}
-					l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m4)&3]}
+					l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(mw)&wideMask]}
 					l.sp++
 				}
 			} else {
@@ -577,7 +580,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 			w.cur = stackEntry{}
 		}
 		if useSIMD {
-			w.q = newNodeRay(&w.o.rb, r.TMin)
+			w.q.init(&w.o.rb, r.TMin)
 		}
 		l.inBLAS = true
 		return true

@@ -64,7 +64,7 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 				rays[i].Origin.X = inf // non-finite
 			}
 		}
-		for _, limit := range []int{smallStack - 3, 3, 5} {
+		for _, limit := range []int{defaultBatchStackLimit, 3, 5} {
 			batchStackLimit = limit
 			for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch, RayFlagForceNonOpaque, RayFlagCullBackFacingTriangles} {
 				for _, n := range []int{0, 1, batchLanes - 1, batchLanes + 1, len(rays)} {
@@ -89,7 +89,7 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 				}
 			}
 		}
-		batchStackLimit = smallStack - 3
+		batchStackLimit = defaultBatchStackLimit
 	}
 }
 
@@ -171,7 +171,7 @@ func TestTLASBatchMatchesSingleRays(t *testing.T) {
 		}
 	}
 	hitCount := 0
-	for _, limit := range []int{smallStack - 3, 3, 6} {
+	for _, limit := range []int{defaultBatchStackLimit, 3, 6} {
 		batchStackLimit = limit
 		for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch, RayFlagCullFrontFacingTriangles} {
 			for _, mask := range []uint32{0xff, 0x0f, 0x81} {
@@ -201,7 +201,7 @@ func TestTLASBatchMatchesSingleRays(t *testing.T) {
 			}
 		}
 	}
-	batchStackLimit = smallStack - 3
+	batchStackLimit = defaultBatchStackLimit
 	t.Logf("hits %d", hitCount)
 	if hitCount < 1000 {
 		t.Fatalf("only %d hits: test too weak", hitCount)

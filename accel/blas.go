@@ -18,8 +18,8 @@ type BLAS struct {
 	flags BuildFlags
 	typ   GeometryType
 	geoms []geomInfo
-	nodes []node  // binary BVH: the canonical build output (refit, serialization)
-	wide  []node4 // 4-wide BVH derived from nodes by widen: what traversal walks
+	nodes []node     // binary BVH: the canonical build output (refit, serialization)
+	wide  []wideNode // 8-wide BVH derived from nodes by widen: what traversal walks
 	// Per leaf slot, in traversal order:
 	tris      []triVerts // triangle BLAS: object-space vertices, original vertex order
 	rows      []float32  // tris per leaf as rows for the vector leaf test (leafRows), or nil

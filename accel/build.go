@@ -33,11 +33,12 @@ type buildParams struct {
 	bins    int // bins per axis
 	maxLeaf int // most primitives per leaf
 	// traversalCost is the SAH cost of an inner node relative to one
-	// primitive test. Traversal walks the 4-wide tree, testing four boxes
+	// primitive test. Traversal walks a wide tree, testing several boxes
 	// per node, and a box test costs about as much as a triangle test:
 	// measured on 100k-triangle scenes, 3 gives larger leaves (3 to 4.5
 	// triangles on average instead of 1.3 to 2), a third fewer wide nodes,
-	// faster builds and faster incoherent and shadow rays than 1.
+	// faster builds and faster incoherent and shadow rays than 1 (measured
+	// with 4-wide nodes, as are the numbers below).
 	//
 	// The default (fast-trace) tree uses 8 and leaves of up to 8: the
 	// vector walks test a whole leaf in one pass, and the prefetched leaf

@@ -95,7 +95,7 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 	if o.rb.finite {
 		return b.walkFinite(o, tMin, tMax, first, h, near)
 	}
-	var stack [stackSize4]stackEntry
+	var stack [stackSizeWide]stackEntry
 	stack[0] = stackEntry{0, near}
 	sp := 1
 	found := false
@@ -128,7 +128,7 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 }
 
 // walkFinite is walk for rays whose slab distances cannot be NaN
-// (rayBox.finite), with the slab test of hit4Finite and the ordering of
+// (rayBox.finite), with the slab test of hitWideFinite and the ordering of
 // pushChildren written into the loop. It visits the same nodes in the same
 // order: the nearest hit child, which pushChildren would push last and walk
 // would pop at once, is continued with directly, under the same e.near >
@@ -148,8 +148,9 @@ func (b *BLAS) walkFinite(o *objectRay, tMin float32, tMax *float32, first bool,
 	return b.walkFiniteDeep(o, tMin, tMax, first, h, &st, stack[:st.sp])
 }
 
-// smallStack is the stack of walkFinite before it needs the full one: 3 per
-// wide level of a tree 21 levels deep.
+// smallStack is the stack of walkFinite before it needs the full one: 7 per
+// wide level of a tree 9 wide levels deep (the 1M-triangle test scenes have 7;
+// a deeper walk goes on in walkFiniteDeep).
 const smallStack = 64
 
 // walkState is where walkFiniteOn stopped: the node it was about to test,
@@ -162,7 +163,7 @@ type walkState struct {
 
 //go:noinline
 func (b *BLAS) walkFiniteDeep(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, small []stackEntry) bool {
-	var stack [stackSize4]stackEntry
+	var stack [stackSizeWide]stackEntry
 	copy(stack[:], small)
 	b.walkFiniteOn(o, tMin, tMax, first, h, st, stack[:])
 	return st.found
@@ -182,8 +183,8 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
-	// Byte offsets of the near and far rows of each axis in node4.b.
-	const row = unsafe.Sizeof([4]float32{})
+	// Byte offsets of the near and far rows of each axis in wideNode.b.
+	const row = unsafe.Sizeof(wideRow{})
 	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
@@ -192,19 +193,19 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	cur := st.cur // passed the e.near > tMax check
 	for {
 		if !isLeafRef(cur.node) {
-			if sp > len(stack)-3 {
+			if sp > len(stack)-(wideWidth-1) {
 				st.cur, st.sp, st.found = cur, sp, found
 				*tMax = tm
 				return false
 			}
 			n := &wide[cur.node]
 			p := unsafe.Pointer(&n.b)
-			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
-			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
-			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
-			var near [4]float32
+			lx, hx := (*wideRow)(unsafe.Add(p, nxo)), (*wideRow)(unsafe.Add(p, fxo))
+			ly, hy := (*wideRow)(unsafe.Add(p, nyo)), (*wideRow)(unsafe.Add(p, fyo))
+			lz, hz := (*wideRow)(unsafe.Add(p, nzo)), (*wideRow)(unsafe.Add(p, fzo))
+			var near wideRow
 			var mask uint
-			for i := 0; i < int(n.n&7) && i < 4; i++ {
+			for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
 				fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
 				near[i] = nr
@@ -214,9 +215,9 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 				i0 := bits.TrailingZeros(mask)
 				m := mask & (mask - 1)
 				if m == 0 {
-					cur = stackEntry{n.ref[i0&3], near[i0&3]}
+					cur = stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}
 				} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
-					a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+					a, c := stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}, stackEntry{n.ref[i1&wideMask], near[i1&wideMask]}
 					if c.near < a.near {
 						a, c = c, a
 					}
@@ -318,7 +319,7 @@ func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 			continue
 		}
 		if !isLeafRef(e.node) {
-			if sp+4 > len(stack) {
+			if sp+wideWidth > len(stack) {
 				return t.traceDeep(r, flags, mask)
 			}
 			sp = world.pushChildren(&t.wide[e.node], r.TMin, tMax, stack[:], sp)
@@ -355,20 +356,20 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 	if o.rb.finite {
 		return b.occludesFinite(o, tMin, tMax)
 	}
-	var stack [stackSize4]uint32
+	var stack [stackSizeWide]uint32
 	sp := 0
 	cur := uint32(0)
 	wide, tris := b.wide, b.tris
 	for {
 		if !isLeafRef(cur) {
-			var near [4]float32
+			var near wideRow
 			n := &wide[cur]
-			if mask := o.rb.hit4(n, tMin, tMax, &near); mask != 0 {
+			if mask := o.rb.hitWide(n, tMin, tMax, &near); mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(mask)&3]
+				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
 				continue
 			}
 		} else {
@@ -388,19 +389,19 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 }
 
 // occludesFinite is occludes for rays whose slab distances cannot be NaN,
-// with the slab test of hit4Finite written into the loop.
+// with the slab test of hitWideFinite written into the loop.
 func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 	if useSIMD {
 		return b.occludesFiniteSIMD(o, tMin, tMax)
 	}
-	var stack [stackSize4]uint32
+	var stack [stackSizeWide]uint32
 	sp := 0
 	cur := uint32(0)
 	wide, tris := b.wide, b.tris
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
-	const row = unsafe.Sizeof([4]float32{})
+	const row = unsafe.Sizeof(wideRow{})
 	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
@@ -409,22 +410,22 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 		if !isLeafRef(cur) {
 			n := &wide[cur]
 			p := unsafe.Pointer(&n.b)
-			lx, hx := (*[4]float32)(unsafe.Add(p, nxo)), (*[4]float32)(unsafe.Add(p, fxo))
-			ly, hy := (*[4]float32)(unsafe.Add(p, nyo)), (*[4]float32)(unsafe.Add(p, fyo))
-			lz, hz := (*[4]float32)(unsafe.Add(p, nzo)), (*[4]float32)(unsafe.Add(p, fzo))
+			lx, hx := (*wideRow)(unsafe.Add(p, nxo)), (*wideRow)(unsafe.Add(p, fxo))
+			ly, hy := (*wideRow)(unsafe.Add(p, nyo)), (*wideRow)(unsafe.Add(p, fyo))
+			lz, hz := (*wideRow)(unsafe.Add(p, nzo)), (*wideRow)(unsafe.Add(p, fzo))
 			var mask uint
-			for i := 0; i < int(n.n&7) && i < 4; i++ {
+			for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
 				fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
 				mask |= b2u(nr <= fr*robustScale) << i
 			}
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
 					prefetchChild(wide, tris, stack[sp])
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(mask)&3]
+				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
 				continue
 			}
 		} else {
@@ -461,20 +462,20 @@ func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
 	if _, ok := world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); !ok {
 		return false
 	}
-	var stack [stackSize4]uint32
+	var stack [stackSizeWide]uint32
 	sp := 0
 	cur := uint32(0)
 	var o objectRay
 	for {
 		if !isLeafRef(cur) {
-			var near [4]float32
+			var near wideRow
 			n := &t.wide[cur]
-			if m4 := world.hit4(n, r.TMin, r.TMax, &near); m4 != 0 {
-				for m := m4 & (m4 - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+			if mw := world.hitWide(n, r.TMin, r.TMax, &near); mw != 0 {
+				for m := mw & (mw - 1); m != 0; m &= m - 1 {
+					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(m4)&3]
+				cur = n.ref[bits.TrailingZeros(mw)&wideMask]
 				continue
 			}
 		} else {

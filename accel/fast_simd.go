@@ -9,38 +9,46 @@ import (
 )
 
 // walkFiniteOnSIMD is walkFiniteOn with vector node and leaf tests
-// (nodeRay.hit4, leafCandidates). It visits the same nodes in the same
+// (nodeRay.hitWide, leafCandidates). It visits the same nodes in the same
 // order and commits the same hits, so both builds answer identically
 // (TestSIMDWalkMatchesScalar).
 func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
 	sp := st.sp
 	found := st.found
 	wide, tris, rows := b.wide, b.tris, b.rows
-	q := newNodeRay(&o.rb, tMin)
+	var q nodeRay
+	q.init(&o.rb, tMin)
 	var lh leafHits
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
 	for {
 		if !isLeafRef(cur.node) {
-			if sp > len(stack)-3 {
+			if sp > len(stack)-(wideWidth-1) {
 				st.cur, st.sp, st.found = cur, sp, found
 				*tMax = tm
 				return false
 			}
 			n := &wide[cur.node]
-			// q.hit4, written out: the inliner would not take it.
+			// q.hitWide, written out: the inliner would not take it.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-			fr := archsimd.BroadcastFloat32x4(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
-			var near [4]float32
+			fr := archsimd.BroadcastFloat32x8(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+			var near wideRow
 			nr.Store(&near)
-			if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
+			mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+			// The upper register halves are cleared before the scalar (SSE) code
+			// that follows, in each branch: before the branch, the compiler
+			// could schedule it ahead of the test.
+			if mask == 0 {
+				archsimd.ClearAVXUpperBits()
+			} else {
+				archsimd.ClearAVXUpperBits()
 				i0 := bits.TrailingZeros(mask)
 				m := mask & (mask - 1)
 				if m == 0 {
-					cur = stackEntry{n.ref[i0&3], near[i0&3]}
+					cur = stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}
 				} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
-					a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+					a, c := stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}, stackEntry{n.ref[i1&wideMask], near[i1&wideMask]}
 					if c.near < a.near {
 						a, c = c, a
 					}
@@ -104,26 +112,34 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 
 // occludesFiniteSIMD is occludesFinite with vector node and leaf tests.
 func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
-	var stack [stackSize4]uint32
+	var stack [stackSizeWide]uint32
 	sp := 0
 	cur := uint32(0)
 	wide, tris, rows := b.wide, b.tris, b.rows
-	q := newNodeRay(&o.rb, tMin)
-	far := archsimd.BroadcastFloat32x4(tMax)
+	var q nodeRay
+	q.init(&o.rb, tMin)
+	far := archsimd.BroadcastFloat32x8(tMax)
 	for {
 		if !isLeafRef(cur) {
 			n := &wide[cur]
-			// q.hit4 without the entry distances, written out.
+			// q.hitWide without the entry distances, written out.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
 			fr := far.Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
-			if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
+			mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+			// The upper register halves are cleared before the scalar (SSE) code
+			// that follows, in each branch: before the branch, the compiler
+			// could schedule it ahead of the test.
+			if mask == 0 {
+				archsimd.ClearAVXUpperBits()
+			} else {
+				archsimd.ClearAVXUpperBits()
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&3]
+					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
 					prefetchChildRows(wide, rows, stack[sp])
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(mask)&3]
+				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
 				continue
 			}
 		} else {
@@ -159,16 +175,23 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-		fr := archsimd.BroadcastFloat32x4(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
-		var near [4]float32
+		fr := archsimd.BroadcastFloat32x8(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+		var near wideRow
 		nr.Store(&near)
-		if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
+		mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+		// The upper register halves are cleared before the scalar (SSE) code
+		// that follows, in each branch: before the branch, the compiler
+		// could schedule it ahead of the test.
+		if mask == 0 {
+			archsimd.ClearAVXUpperBits()
+		} else {
+			archsimd.ClearAVXUpperBits()
 			i0 := bits.TrailingZeros(mask)
 			m := mask & (mask - 1)
 			if m == 0 {
-				cur = stackEntry{n.ref[i0&3], near[i0&3]}
+				cur = stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}
 			} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
-				a, c := stackEntry{n.ref[i0&3], near[i0&3]}, stackEntry{n.ref[i1&3], near[i1&3]}
+				a, c := stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}, stackEntry{n.ref[i1&wideMask], near[i1&wideMask]}
 				if c.near < a.near {
 					a, c = c, a
 				}
@@ -235,14 +258,21 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-		fr := archsimd.BroadcastFloat32x4(w.tMax).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
-		if mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits()); mask != 0 {
+		fr := archsimd.BroadcastFloat32x8(w.tMax).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+		mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+		// The upper register halves are cleared before the scalar (SSE) code
+		// that follows, in each branch: before the branch, the compiler
+		// could schedule it ahead of the test.
+		if mask == 0 {
+			archsimd.ClearAVXUpperBits()
+		} else {
+			archsimd.ClearAVXUpperBits()
 			for m := mask & (mask - 1); m != 0; m &= m - 1 {
-				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&3]}
+				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
 				prefetchChildRows(b.wide, b.rows, w.stack[w.sp].node)
 				w.sp++
 			}
-			w.cur.node = n.ref[bits.TrailingZeros(mask)&3]
+			w.cur.node = n.ref[bits.TrailingZeros(mask)&wideMask]
 			prefetchChildRows(b.wide, b.rows, w.cur.node)
 			return true
 		}

@@ -13,28 +13,29 @@ import "unsafe"
 // triangles 6-9%, 1M-triangle terrain shadow rays 13%; scenes that fit in
 // the caches, and coherent primary rays, pay the call: within +-3%.
 // Leaves prefetch all their triangle lines (up to 288 bytes), inner nodes
-// both of their lines: each did better than prefetching less.
+// all of their lines (measured with 4-wide nodes of two lines): each did
+// better than prefetching less.
 //
 // A prefetch is only a hint: it never faults and never changes a result,
 // so the walks stay bit-identical.
 
 // prefetchChild prefetches what the walk will read when it visits ref, a
-// child reference of a node of wide: both cache lines of an inner node, or
+// child reference of a node of wide: all four cache lines of an inner node, or
 // every line holding a leaf's triangles in tris.
-func prefetchChild(wide []node4, tris []triVerts, ref uint32) {
+func prefetchChild(wide []wideNode, tris []triVerts, ref uint32) {
 	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), unsafe.Pointer(unsafe.SliceData(tris)), ref)
 }
 
 // prefetchChildRows is prefetchChild for the vector walks, which read a
 // leaf's triangles from its rows (leafRows): they take the same 36 bytes
 // per triangle at the same offsets as tris.
-func prefetchChildRows(wide []node4, rows []float32, ref uint32) {
+func prefetchChildRows(wide []wideNode, rows []float32, ref uint32) {
 	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), unsafe.Pointer(unsafe.SliceData(rows)), ref)
 }
 
 // The assembly hard-codes the layout: these fail to compile if it changes.
 var (
-	_ = [1]struct{}{}[unsafe.Sizeof(node4{})-128]
+	_ = [1]struct{}{}[unsafe.Sizeof(wideNode{})-256]
 	_ = [1]struct{}{}[unsafe.Sizeof(triVerts{})-36]
 	_ = [1]struct{}{}[leafBit-1<<31]
 	_ = [1]struct{}{}[leafCountBits-3]

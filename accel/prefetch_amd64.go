@@ -2,7 +2,7 @@ package accel
 
 import "unsafe"
 
-// prefetchRef issues PREFETCHT0 for the node wide[ref] (128 bytes: two
+// prefetchRef issues PREFETCHT0 for the node wide[ref] (256 bytes: four
 // lines) or, for a leaf reference, for the lines of its triangles,
 // tris[first:end] (36 bytes each). Go has no prefetch intrinsic outside
 // the runtime, so this is a call to assembly: it costs a call and the

@@ -2,16 +2,18 @@
 
 // func prefetchRef(wide, tris unsafe.Pointer, ref uint32)
 //
-// The layout constants mirror wide.go and geometry.go: node4 is 128 bytes,
+// The layout constants mirror wide.go and geometry.go: wideNode is 256 bytes,
 // triVerts 36; a leaf reference is leafBit | first<<3 | count-1.
 TEXT ·prefetchRef(SB), NOSPLIT|NOFRAME, $0-20
 	MOVL ref+16(FP), AX
 	TESTL AX, AX
 	JS   leaf              // leafBit is the sign bit
-	SHLQ $7, AX            // ref * sizeof(node4)
+	SHLQ $8, AX            // ref * sizeof(wideNode)
 	ADDQ wide+0(FP), AX
 	PREFETCHT0 (AX)
 	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
 	RET
 
 leaf:

@@ -85,7 +85,7 @@ func checkBLASAgainstTraversal(t *testing.T, name string, b *BLAS, rays []Ray) (
 	}
 	defer func(v, l int) { batchMinBytes, batchStackLimit = v, l }(batchMinBytes, batchStackLimit)
 	batchMinBytes = 0
-	for _, limit := range []int{smallStack - 3, 4} {
+	for _, limit := range []int{defaultBatchStackLimit, 4} {
 		batchStackLimit = limit
 		for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {
 			hs := make([]Hit, len(rays))

@@ -32,7 +32,7 @@ func checkTLASQueries(t *testing.T, name string, tl *TLAS, rays []Ray) (hits int
 	}
 	defer func(v, l int) { batchMinBytes, batchStackLimit = v, l }(batchMinBytes, batchStackLimit)
 	batchMinBytes = 0
-	for _, limit := range []int{smallStack - 3, 4} {
+	for _, limit := range []int{defaultBatchStackLimit, 4} {
 		batchStackLimit = limit
 		for _, mask := range masks {
 			for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {

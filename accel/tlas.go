@@ -41,8 +41,8 @@ type instance struct {
 type TLAS struct {
 	flags     BuildFlags
 	instances []instance
-	nodes     []node  // binary BVH (canonical)
-	wide      []node4 // derived by widen; traversal walks it
+	nodes     []node     // binary BVH (canonical)
+	wide      []wideNode // derived by widen; traversal walks it
 	// opaqueOnly caches OpaqueTrianglesOnly.
 	opaqueOnly bool
 	// blasBytes is the traversal footprint of the distinct BLASes

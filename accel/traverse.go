@@ -116,7 +116,7 @@ func (h *Hit) TrianglePositions() ([3]vec.Vec3, error) {
 }
 
 // stackSize bounds the traversal stack: the stacks of the two trees.
-const stackSize = 2*stackSize4 + 4
+const stackSize = 2*stackSizeWide + 4
 
 type stackEntry struct {
 	node uint32
@@ -133,7 +133,7 @@ type rayBox struct {
 	// finite: the origin and every inverse direction component are finite
 	// and the latter nonzero, so no slab distance can be NaN.
 	finite bool
-	// Rows of node4.b holding the near plane of each axis (the far plane
+	// Rows of wideNode.b holding the near plane of each axis (the far plane
 	// is the other row of the pair).
 	nearX, nearY, nearZ int
 }
@@ -332,7 +332,7 @@ func (tr *Traversal) Next() bool {
 
 // descend walks the trees until it reaches a BLAS leaf (and sets the leaf
 // range) or runs out of nodes. Stack entries are wide-node references
-// (node4 indices or leaf references, see wide.go).
+// (wideNode indices or leaf references, see wide.go).
 func (tr *Traversal) descend() bool {
 	for {
 		if tr.blasBase >= 0 && tr.sp == tr.blasBase {

@@ -3,7 +3,7 @@ package accel
 // TreeStats describes the shape of an acceleration structure's tree, for
 // tools (`raypipe info`) and for judging build quality.
 type TreeStats struct {
-	// Nodes and Leaves count the binary tree's nodes; WideNodes the 4-wide
+	// Nodes and Leaves count the binary tree's nodes; WideNodes the 8-wide
 	// nodes traversal walks.
 	Nodes, Leaves, WideNodes int
 	// MaxDepth is the depth of the deepest leaf (the root is depth 0).

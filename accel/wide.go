@@ -2,25 +2,35 @@ package accel
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
-// node4 is one node of the 4-wide BVH that traversal walks. It is derived
+// wideNode is one node of the 8-wide BVH that traversal walks. It is derived
 // from the binary tree (the canonical build output, which refit and
 // serialization work on) by widen, so any binary tree yields the same wide
 // tree. Bounds are stored as structure-of-arrays rows, row 2*axis holding
 // the children's minima and row 2*axis+1 their maxima, so that a ray picks
-// its near and far planes per axis once and tests four children in one
+// its near and far planes per axis once and tests eight children in one
 // loop. Unused child slots hold an empty box (+Inf..-Inf), which no ray
 // hits, and ref emptyRef.
-type node4 struct {
-	b   [6][4]float32
-	ref [4]uint32 // child reference: a node4 index, or a leaf (leafRef)
+type wideNode struct {
+	b   [6]wideRow
+	ref [wideWidth]uint32 // child reference: a wideNode index, or a leaf (leafRef)
 	// n is the number of used slots, which come first: the scalar slab
 	// loops skip the others (half the nodes have two children).
 	n uint32
-	_ [3]uint32 // pad to 128 bytes: two cache lines
+	_ [wideWidth - 1]uint32 // pad to 32*wideWidth bytes: wideWidth/2 cache lines
 }
+
+// wideWidth is the number of children of a wide node.
+const (
+	wideWidth = 8
+	wideMask  = wideWidth - 1
+)
+
+// wideRow is one bounds row of a wide node: a plane for each child.
+type wideRow = [wideWidth]float32
 
 const (
 	// leafBit marks a leaf reference: leafBit | first<<leafCountBits | count-1.
@@ -41,18 +51,18 @@ func leafRange(ref uint32) (first, end uint32) {
 	return first, first + ref&(maxLeafCount-1) + 1
 }
 
-// widen collapses a binary BVH into a 4-wide one: each wide node takes the
-// two children of a binary node and, while it has fewer than four, opens
+// widen collapses a binary BVH into an 8-wide one: each wide node takes the
+// two children of a binary node and, while it has fewer than eight, opens
 // the inner child with the largest surface area. Wide nodes are numbered
 // in depth-first order from the root at 0; children keep their binary
 // left-to-right order, which fixes the traversal order of equal distances.
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
-func widen(nodes []node) []node4 {
-	out := make([]node4, 0, len(nodes)/3+1)
+func widen(nodes []node) []wideNode {
+	out := make([]wideNode, 0, len(nodes)/3+1)
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
-		var w node4
+		var w wideNode
 		w.clear()
 		if root.isLeaf() {
 			w.set(0, &root.bounds, leafRef(root.first, root.count))
@@ -62,10 +72,10 @@ func widen(nodes []node) []node4 {
 	}
 	var rec func(n uint32) uint32
 	rec = func(bin uint32) uint32 {
-		var kids [4]uint32
+		var kids [wideWidth]uint32
 		nk := 2
 		kids[0], kids[1] = nodes[bin].first, nodes[bin].first+1
-		for nk < 4 {
+		for nk < wideWidth {
 			best, bestArea := -1, float32(-1)
 			for i := 0; i < nk; i++ {
 				c := &nodes[kids[i]]
@@ -84,7 +94,7 @@ func widen(nodes []node) []node4 {
 			nk++
 		}
 		idx := uint32(len(out))
-		out = append(out, node4{})
+		out = append(out, wideNode{})
 		out[idx].clear()
 		for i := 0; i < nk; i++ {
 			c := &nodes[kids[i]]
@@ -106,41 +116,41 @@ func widen(nodes []node) []node4 {
 	return slices.Clip(out)
 }
 
-func (w *node4) clear() {
+func (w *wideNode) clear() {
 	inf := float32(math.Inf(1))
-	for i := 0; i < 4; i++ {
+	for i := 0; i < wideWidth; i++ {
 		w.b[0][i], w.b[2][i], w.b[4][i] = inf, inf, inf
 		w.b[1][i], w.b[3][i], w.b[5][i] = -inf, -inf, -inf
 		w.ref[i] = emptyRef
 	}
 }
 
-func (w *node4) set(i int, b *AABB, ref uint32) {
+func (w *wideNode) set(i int, b *AABB, ref uint32) {
 	w.b[0][i], w.b[1][i] = b.Min.X, b.Max.X
 	w.b[2][i], w.b[3][i] = b.Min.Y, b.Max.Y
 	w.b[4][i], w.b[5][i] = b.Min.Z, b.Max.Z
 	w.ref[i] = ref
 }
 
-// hit4 tests the four children of n against the ray over [tMin, tMax] with
+// hitWide tests the children of n against the ray over [tMin, tMax] with
 // the same robust slab test as rayBox.hit, and returns a bit mask of the
 // children hit and their entry distances. Unused slots are never hit.
 // (Rays with NaN slab distances, e.g. an object-space direction that
 // overflowed to infinity, take the loop below; finite ones cannot hit an
 // empty box: its entry distance is +Inf and its exit -Inf.)
-func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
+func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask uint) {
 	if r.finite {
 		if useSIMD {
-			return r.hit4SIMD(n, tMin, tMax, near)
+			return r.hitWideSIMD(n, tMin, tMax, near)
 		}
-		return r.hit4Finite(n, tMin, tMax, near)
+		return r.hitWideFinite(n, tMin, tMax, near)
 	}
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
 	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
-	for i := 0; i < 4; i++ {
+	for i := 0; i < wideWidth; i++ {
 		nr, fr := tMin, tMax
 		if t := (lx[i] - ox) * ix; t > nr {
 			nr = t
@@ -170,21 +180,21 @@ func (r *rayBox) hit4(n *node4, tMin, tMax float32, near *[4]float32) (mask uint
 	return mask
 }
 
-// hit4Finite is hit4 for rays whose slab distances cannot be NaN, without
+// hitWideFinite is hitWide for rays whose slab distances cannot be NaN, without
 // branches. The min builtin on floats costs a few instructions more than
 // one MINSS (NaN and signed-zero semantics), max a few more still (it
 // negates around a min), so the near distance is computed negated with min
 // only: (o-l)*inv is exactly -((l-o)*inv), as IEEE subtraction and
 // multiplication are symmetric under negation, and max(a, b) = -min(-a, -b)
 // up to the sign of a zero result, which no comparison sees.
-func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mask uint) {
+func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) (mask uint) {
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
 	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
 	negMin := -tMin
-	for i := 0; i < int(n.n&7) && i < 4; i++ {
+	for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
 		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
 		nr := -nn
@@ -198,16 +208,16 @@ func (r *rayBox) hit4Finite(n *node4, tMin, tMax float32, near *[4]float32) (mas
 	return mask
 }
 
-// stackSize4 bounds a wide traversal stack: a wide tree is no deeper than
+// stackSizeWide bounds a wide traversal stack: a wide tree is no deeper than
 // its binary tree, and each node leaves at most three entries behind.
-const stackSize4 = 3*maxTreeDepth + 2
+const stackSizeWide = (wideWidth-1)*maxTreeDepth + 2
 
 // pushChildren tests the children of n and pushes the hit ones onto
 // stack[sp:], farthest first, so that the nearest (and among equal
 // distances the leftmost) is on top. It returns the new stack height.
-func (r *rayBox) pushChildren(n *node4, tMin, tMax float32, stack []stackEntry, sp int) int {
-	var near [4]float32
-	mask := r.hit4(n, tMin, tMax, &near)
+func (r *rayBox) pushChildren(n *wideNode, tMin, tMax float32, stack []stackEntry, sp int) int {
+	var near wideRow
+	mask := r.hitWide(n, tMin, tMax, &near)
 	if mask == 0 {
 		return sp
 	}
@@ -227,8 +237,8 @@ func (r *rayBox) pushChildren(n *node4, tMin, tMax float32, stack []stackEntry, 
 // sortedChildren returns the children of n selected by mask, with their
 // entry distances, sorted nearest first; equal distances keep child order.
 // Every wide walk orders its children this way.
-func sortedChildren(n *node4, mask uint, near *[4]float32) (e [4]stackEntry, k int) {
-	for i := 0; i < 4; i++ {
+func sortedChildren(n *wideNode, mask uint, near *wideRow) (e [wideWidth]stackEntry, k int) {
+	for i := 0; i < wideWidth; i++ {
 		if mask&(1<<i) == 0 {
 			continue
 		}
@@ -244,14 +254,4 @@ func sortedChildren(n *node4, mask uint, near *[4]float32) (e [4]stackEntry, k i
 	return e, k
 }
 
-func trailing(m uint) int {
-	switch {
-	case m&1 != 0:
-		return 0
-	case m&2 != 0:
-		return 1
-	case m&4 != 0:
-		return 2
-	}
-	return 3
-}
+func trailing(m uint) int { return bits.TrailingZeros(m) }

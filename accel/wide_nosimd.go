@@ -6,7 +6,7 @@ package accel
 // are the default.
 const useSIMD = false
 
-func (r *rayBox) hit4SIMD(n *node4, tMin, tMax float32, near *[4]float32) uint {
+func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uint {
 	panic("unreachable")
 }
 
@@ -25,7 +25,7 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 // nodeRay holds the vector walks' slab constants; the scalar build has none.
 type nodeRay struct{}
 
-func newNodeRay(r *rayBox, tMin float32) nodeRay { return nodeRay{} }
+func (q *nodeRay) init(r *rayBox, tMin float32) {}
 
 func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool { panic("unreachable") }
 

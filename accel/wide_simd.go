@@ -13,30 +13,32 @@ import (
 var simdAvailable = archsimd.X86.AVX2()
 
 // useSIMD selects the vector walks (walkFiniteOnSIMD, occludesFiniteSIMD)
-// and hit4SIMD for rays whose slab distances cannot be NaN. They give the
+// and hitWideSIMD for rays whose slab distances cannot be NaN. They give the
 // same answers as the scalar ones (VMAXPS/VMINPS differ from min/max only
 // on NaN and the sign of zero, which no comparison sees). Tests switch it
 // off to compare.
 var useSIMD = simdAvailable
 
-func (r *rayBox) hit4SIMD(n *node4, tMin, tMax float32, near *[4]float32) uint {
-	ox := archsimd.BroadcastFloat32x4(r.org.X)
-	oy := archsimd.BroadcastFloat32x4(r.org.Y)
-	oz := archsimd.BroadcastFloat32x4(r.org.Z)
-	ix := archsimd.BroadcastFloat32x4(r.inv.X)
-	iy := archsimd.BroadcastFloat32x4(r.inv.Y)
-	iz := archsimd.BroadcastFloat32x4(r.inv.Z)
+func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uint {
+	ox := archsimd.BroadcastFloat32x8(r.org.X)
+	oy := archsimd.BroadcastFloat32x8(r.org.Y)
+	oz := archsimd.BroadcastFloat32x8(r.org.Z)
+	ix := archsimd.BroadcastFloat32x8(r.inv.X)
+	iy := archsimd.BroadcastFloat32x8(r.inv.Y)
+	iz := archsimd.BroadcastFloat32x8(r.inv.Z)
 	b := &n.b
-	tnx := archsimd.LoadFloat32x4(&b[r.nearX]).Sub(ox).Mul(ix)
-	tny := archsimd.LoadFloat32x4(&b[r.nearY]).Sub(oy).Mul(iy)
-	tnz := archsimd.LoadFloat32x4(&b[r.nearZ]).Sub(oz).Mul(iz)
-	tfx := archsimd.LoadFloat32x4(&b[r.nearX^1]).Sub(ox).Mul(ix)
-	tfy := archsimd.LoadFloat32x4(&b[r.nearY^1]).Sub(oy).Mul(iy)
-	tfz := archsimd.LoadFloat32x4(&b[r.nearZ^1]).Sub(oz).Mul(iz)
-	nr := archsimd.BroadcastFloat32x4(tMin).Max(tnx).Max(tny).Max(tnz)
-	fr := archsimd.BroadcastFloat32x4(tMax).Min(tfx).Min(tfy).Min(tfz)
+	tnx := archsimd.LoadFloat32x8(&b[r.nearX]).Sub(ox).Mul(ix)
+	tny := archsimd.LoadFloat32x8(&b[r.nearY]).Sub(oy).Mul(iy)
+	tnz := archsimd.LoadFloat32x8(&b[r.nearZ]).Sub(oz).Mul(iz)
+	tfx := archsimd.LoadFloat32x8(&b[r.nearX^1]).Sub(ox).Mul(ix)
+	tfy := archsimd.LoadFloat32x8(&b[r.nearY^1]).Sub(oy).Mul(iy)
+	tfz := archsimd.LoadFloat32x8(&b[r.nearZ^1]).Sub(oz).Mul(iz)
+	nr := archsimd.BroadcastFloat32x8(tMin).Max(tnx).Max(tny).Max(tnz)
+	fr := archsimd.BroadcastFloat32x8(tMax).Min(tfx).Min(tfy).Min(tfz)
 	nr.Store(near)
-	return uint(nr.LessEqual(fr.Mul(archsimd.BroadcastFloat32x4(robustScale))).ToBits())
+	mask := uint(nr.LessEqual(fr.Mul(archsimd.BroadcastFloat32x8(robustScale))).ToBits())
+	archsimd.ClearAVXUpperBits()
+	return mask
 }
 
 // leafHits holds, per triangle of a leaf test, the values the float32 path
@@ -115,26 +117,33 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 }
 
 // nodeRay holds a ray's slab test constants as vectors for the vector
-// walks, which write the test out (hit4SIMD with the broadcasts hoisted):
+// walks, which write the test out (hitWideSIMD with the broadcasts hoisted):
 // the inliner would not take it as a method.
 type nodeRay struct {
-	ox, oy, oz, ix, iy, iz, tMin, robust archsimd.Float32x4
+	ox, oy, oz, ix, iy, iz, tMin, robust archsimd.Float32x8
 	nxo, fxo, nyo, fyo, nzo, fzo         uintptr
 }
 
-func newNodeRay(r *rayBox, tMin float32) nodeRay {
-	const row = unsafe.Sizeof([4]float32{})
-	return nodeRay{
-		ox: archsimd.BroadcastFloat32x4(r.org.X), oy: archsimd.BroadcastFloat32x4(r.org.Y), oz: archsimd.BroadcastFloat32x4(r.org.Z),
-		ix: archsimd.BroadcastFloat32x4(r.inv.X), iy: archsimd.BroadcastFloat32x4(r.inv.Y), iz: archsimd.BroadcastFloat32x4(r.inv.Z),
-		tMin: archsimd.BroadcastFloat32x4(tMin), robust: archsimd.BroadcastFloat32x4(robustScale),
-		nxo: uintptr(r.nearX) * row, fxo: uintptr(r.nearX^1) * row,
-		nyo: uintptr(r.nearY) * row, fyo: uintptr(r.nearY^1) * row,
-		nzo: uintptr(r.nearZ) * row, fzo: uintptr(r.nearZ^1) * row,
+// init sets q up for the ray r over tMin. The vectors are broadcast
+// from memory and stored, and the upper register halves cleared at the
+// end: the scalar code around the walks is SSE, which runs several times
+// slower while they are dirty.
+func (q *nodeRay) init(r *rayBox, tMin float32) {
+	const row = unsafe.Sizeof(wideRow{})
+	k := [11]float32{r.org.X, r.org.Y, r.org.Z, r.inv.X, r.inv.Y, r.inv.Z, tMin, robustScale}
+	bc := func(i int) archsimd.Float32x8 {
+		return archsimd.LoadFloat32x4((*[4]float32)(k[i : i+4])).Broadcast1To8()
 	}
+	q.ox, q.oy, q.oz = bc(0), bc(1), bc(2)
+	q.ix, q.iy, q.iz = bc(3), bc(4), bc(5)
+	q.tMin, q.robust = bc(6), bc(7)
+	q.nxo, q.fxo = uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
+	q.nyo, q.fyo = uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
+	q.nzo, q.fzo = uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
+	archsimd.ClearAVXUpperBits()
 }
 
 // load returns the row of node bounds at byte offset off from p.
-func (q *nodeRay) load(p unsafe.Pointer, off uintptr) archsimd.Float32x4 {
-	return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Add(p, off)))
+func (q *nodeRay) load(p unsafe.Pointer, off uintptr) archsimd.Float32x8 {
+	return archsimd.LoadFloat32x8((*wideRow)(unsafe.Add(p, off)))
 }

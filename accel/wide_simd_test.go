@@ -10,17 +10,17 @@ import (
 	"github.com/raypipe/raypipe/vec"
 )
 
-// TestHit4SIMDMatchesScalar checks that the SIMD slab test gives the
+// TestHitWideSIMDMatchesScalar checks that the SIMD slab test gives the
 // scalar test's masks and entry distances.
-func TestHit4SIMDMatchesScalar(t *testing.T) {
+func TestHitWideSIMDMatchesScalar(t *testing.T) {
 	if !useSIMD {
 		t.Skip("no AVX")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for it := 0; it < 200000; it++ {
-		var n node4
+		var n wideNode
 		n.clear()
-		for i := 0; i < rng.IntN(5); i++ {
+		for i := 0; i < rng.IntN(wideWidth+1); i++ {
 			c := randVec(rng, 2)
 			e := randVec(rng, 0.5)
 			lo, hi := c.Sub(e).Min(c.Add(e)), c.Sub(e).Max(c.Add(e))
@@ -40,13 +40,13 @@ func TestHit4SIMDMatchesScalar(t *testing.T) {
 			continue
 		}
 		tMin, tMax := float32(0), float32(rng.Float64()*8)
-		var n1, n2 [4]float32
-		m1 := rb.hit4Finite(&n, tMin, tMax, &n1)
-		m2 := rb.hit4SIMD(&n, tMin, tMax, &n2)
+		var n1, n2 wideRow
+		m1 := rb.hitWideFinite(&n, tMin, tMax, &n1)
+		m2 := rb.hitWideSIMD(&n, tMin, tMax, &n2)
 		if m1 != m2 {
 			t.Fatalf("iteration %d: mask %b (scalar) vs %b (SIMD)", it, m1, m2)
 		}
-		for i := 0; i < 4; i++ {
+		for i := 0; i < wideWidth; i++ {
 			if m1&(1<<i) != 0 && n1[i] != n2[i] {
 				t.Fatalf("iteration %d child %d: near %g vs %g", it, i, n1[i], n2[i])
 			}

@@ -11,7 +11,7 @@ import (
 // checkWide validates a wide tree against the binary tree it was derived
 // from: every wide child box contains the primitives below it, and every
 // primitive slot is reached exactly once.
-func checkWide(wide []node4, prims int, box func(uint32) AABB) error {
+func checkWide(wide []wideNode, prims int, box func(uint32) AABB) error {
 	seen := make([]int, prims)
 	var walk func(ref uint32, b AABB, depth int) error
 	walk = func(ref uint32, b AABB, depth int) error {
@@ -35,12 +35,12 @@ func checkWide(wide []node4, prims int, box func(uint32) AABB) error {
 			return treeError("wide child out of range")
 		}
 		n := &wide[ref]
-		for i := 0; i < 4; i++ {
+		for i := 0; i < wideWidth; i++ {
 			if (n.ref[i] != emptyRef) != (uint32(i) < n.n) {
 				return treeError("wide node's used slots are not the first n")
 			}
 		}
-		for i := 0; i < 4; i++ {
+		for i := 0; i < wideWidth; i++ {
 			cb := AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])}
 			if n.ref[i] == emptyRef {
 				if !cb.IsEmpty() {
