@@ -273,7 +273,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 	} else {
 		lo, hi := leafRange(cur.node)
 		for s := lo; s < hi; s++ {
-			t, u, v, front, ok := w.o.wt.intersect(&b.tris[s], w.tMin, tm)
+			t, u, v, front, ok := w.o.tri().intersect(&b.tris[s], w.tMin, tm)
 			if !ok {
 				continue
 			}
@@ -327,7 +327,7 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 	} else {
 		lo, hi := leafRange(cur)
 		for s := lo; s < hi; s++ {
-			if _, _, _, _, ok := w.o.wt.intersect(&b.tris[s], w.tMin, w.tMax); ok {
+			if _, _, _, _, ok := w.o.tri().intersect(&b.tris[s], w.tMin, w.tMax); ok {
 				w.found = true
 				return false
 			}

@@ -26,11 +26,27 @@ type fastHit struct {
 	front   bool
 }
 
-// objectRay is a ray in one instance's object space.
+// objectRay is a ray in one instance's object space. Its triangle test
+// constants are set up on the first leaf (tri): many rays reach none.
 type objectRay struct {
 	org, dir vec.Vec3
 	rb       rayBox
-	wt       watertightRay
+	wt       watertightRay // valid when wtReady
+	wtReady  bool
+}
+
+// tri returns the ray's triangle test, setting it up on first use.
+func (o *objectRay) tri() *watertightRay {
+	if !o.wtReady {
+		o.setupTri()
+	}
+	return &o.wt
+}
+
+//go:noinline
+func (o *objectRay) setupTri() {
+	o.wt.setup(o.org, o.dir)
+	o.wtReady = true
 }
 
 func (o *objectRay) setup(in *instance, r *Ray) {
@@ -38,7 +54,7 @@ func (o *objectRay) setup(in *instance, r *Ray) {
 	o.org = m.TransformPoint(r.Origin)
 	o.dir = m.TransformVector(r.Direction)
 	o.rb.setup(o.org, o.dir)
-	o.wt.setup(o.org, o.dir)
+	o.wtReady = false
 }
 
 // setupSelf is setup for a BLAS's own identity instance, without the
@@ -47,7 +63,7 @@ func (o *objectRay) setupSelf(r *Ray) {
 	o.org = identityPoint(r.Origin)
 	o.dir = identityVector(r.Direction)
 	o.rb.setup(o.org, o.dir)
-	o.wt.setup(o.org, o.dir)
+	o.wtReady = false
 }
 
 // identityPoint returns vec.Identity3x4.TransformPoint(p) bit for bit for
@@ -112,7 +128,7 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 		}
 		lo, hi := leafRange(e.node)
 		for s := lo; s < hi; s++ {
-			t, u, v, front, ok := o.wt.intersect(&tris[s], tMin, *tMax)
+			t, u, v, front, ok := o.tri().intersect(&tris[s], tMin, *tMax)
 			if !ok {
 				continue
 			}
@@ -241,7 +257,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 		} else {
 			lo, hi := leafRange(cur.node)
 			for s := lo; s < hi; s++ {
-				t, u, v, front, ok := o.wt.intersect(&tris[s], tMin, tm)
+				t, u, v, front, ok := o.tri().intersect(&tris[s], tMin, tm)
 				if !ok {
 					continue
 				}
@@ -375,7 +391,7 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 		} else {
 			lo, hi := leafRange(cur)
 			for s := lo; s < hi; s++ {
-				if _, _, _, _, ok := o.wt.intersect(&tris[s], tMin, tMax); ok {
+				if _, _, _, _, ok := o.tri().intersect(&tris[s], tMin, tMax); ok {
 					return true
 				}
 			}
@@ -431,7 +447,7 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 		} else {
 			lo, hi := leafRange(cur)
 			for s := lo; s < hi; s++ {
-				if _, _, _, _, ok := o.wt.intersect(&tris[s], tMin, tMax); ok {
+				if _, _, _, _, ok := o.tri().intersect(&tris[s], tMin, tMax); ok {
 					return true
 				}
 			}

@@ -71,14 +71,14 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 			}
 		} else {
 			lo, hi := leafRange(cur.node)
-			cand, edge := o.wt.leafCandidates(rows, lo, hi-lo, tMin, tm, &lh)
+			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tm, &lh)
 			for m := cand; m != 0; m &= m - 1 {
 				k := bits.TrailingZeros(m)
 				s := lo + uint32(k)
 				var t, u, v float32
 				var front, ok bool
 				if edge&(1<<k) != 0 {
-					t, u, v, front, ok = o.wt.intersect(&tris[s], tMin, tm)
+					t, u, v, front, ok = o.tri().intersect(&tris[s], tMin, tm)
 				} else {
 					t, u, v, front, ok = lh.hit(k, tMin, tm)
 				}
@@ -145,12 +145,12 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 		} else {
 			lo, hi := leafRange(cur)
 			var lh leafHits
-			cand, edge := o.wt.leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
+			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
 			if cand&^edge != 0 {
 				return true // a triangle off the edge cases hits over (tMin, tMax)
 			}
 			for m := edge; m != 0; m &= m - 1 {
-				if _, _, _, _, ok := o.wt.intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
+				if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
 					return true
 				}
 			}
@@ -218,14 +218,14 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 	} else {
 		lo, hi := leafRange(cur.node)
 		var lh leafHits
-		cand, edge := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, tm, &lh)
+		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, tm, &lh)
 		for m := cand; m != 0; m &= m - 1 {
 			k := bits.TrailingZeros(m)
 			s := lo + uint32(k)
 			var t, u, v float32
 			var front, ok bool
 			if edge&(1<<k) != 0 {
-				t, u, v, front, ok = w.o.wt.intersect(&b.tris[s], w.tMin, tm)
+				t, u, v, front, ok = w.o.tri().intersect(&b.tris[s], w.tMin, tm)
 			} else {
 				t, u, v, front, ok = lh.hit(k, w.tMin, tm)
 			}
@@ -279,13 +279,13 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 	} else {
 		lo, hi := leafRange(cur)
 		var lh leafHits
-		cand, edge := w.o.wt.leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
+		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
 		if cand&^edge != 0 {
 			w.found = true
 			return false
 		}
 		for m := edge; m != 0; m &= m - 1 {
-			if _, _, _, _, ok := w.o.wt.intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
+			if _, _, _, _, ok := w.o.tri().intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
 				w.found = true
 				return false
 			}
