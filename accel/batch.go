@@ -279,6 +279,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 			}
 			tm = t
 			w.h = fastHit{t, u, v, s, front}
+			b.prefetchPrim(s)
 			w.found = true
 			if first {
 				w.tMax = tm

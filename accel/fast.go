@@ -134,6 +134,7 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 			}
 			*tMax = t
 			*h = fastHit{t, u, v, s, front}
+			b.prefetchPrim(s)
 			found = true
 			if first {
 				return true
@@ -263,6 +264,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 				}
 				tm = t
 				*h = fastHit{t, u, v, s, front}
+				b.prefetchPrim(s)
 				found = true
 				if first {
 					*tMax = tm
@@ -515,7 +517,10 @@ func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
 // makeHit builds the committed Hit as Traversal.setCandidate would.
 func makeHit(in *instance, idx uint32, o *objectRay, h *fastHit, flags RayFlags) Hit {
 	b := in.blas
-	g := b.primGeom[h.slot]
+	g := uint32(0)
+	if len(b.geoms) > 1 {
+		g = b.primGeom[h.slot]
+	}
 	front := h.front
 	if in.flags&InstanceTriangleFrontCounterClockwise != 0 {
 		front = !front

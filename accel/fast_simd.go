@@ -87,6 +87,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 				}
 				tm = t
 				*h = fastHit{t, u, v, s, front}
+				b.prefetchPrim(s)
 				found = true
 				if first {
 					*tMax = tm
@@ -234,6 +235,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 			}
 			tm = t
 			w.h = fastHit{t, u, v, s, front}
+			b.prefetchPrim(s)
 			w.found = true
 			if first {
 				w.tMax = tm

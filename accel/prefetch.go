@@ -40,3 +40,15 @@ var (
 	_ = [1]struct{}{}[leafBit-1<<31]
 	_ = [1]struct{}{}[leafCountBits-3]
 )
+
+// prefetchPrim prefetches what makeHit reads for the triangle in slot s,
+// when a walk commits it: the primitive index and, with several
+// geometries, the geometry index. The walk goes on meanwhile, so the miss
+// (a line apart from the triangle's, one per hit ray) is mostly hidden by
+// the time the hit is built.
+func (b *BLAS) prefetchPrim(s uint32) {
+	prefetchLine(unsafe.Pointer(&b.primIndex[s]))
+	if len(b.geoms) > 1 {
+		prefetchLine(unsafe.Pointer(&b.primGeom[s]))
+	}
+}

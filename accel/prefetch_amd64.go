@@ -11,3 +11,8 @@ import "unsafe"
 //
 //go:noescape
 func prefetchRef(wide, tris unsafe.Pointer, ref uint32)
+
+// prefetchLine issues PREFETCHT0 for the line holding p.
+//
+//go:noescape
+func prefetchLine(p unsafe.Pointer)
