@@ -44,11 +44,11 @@ var (
 )
 
 // batchStackLimit is the stack height above which a batch walk stops and
-// its ray is traced alone (a node can push wideWidth-1 entries); tests lower it.
+// its ray is traced alone (a node can push wideWidth entries before it pops one); tests lower it.
 var batchStackLimit = defaultBatchStackLimit
 
 // defaultBatchStackLimit leaves room on the small stack for one node's pushes.
-const defaultBatchStackLimit = smallStack - (wideWidth - 1)
+const defaultBatchStackLimit = smallStack - wideWidth
 
 // batchWalk is one in-flight walk of a batch: the state walkFiniteOn keeps
 // in registers, kept in memory between steps.
@@ -255,13 +255,12 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 				sp++
 				cur = a
 			} else {
-				e, k := sortedChildren(n, mask, &near)
-				for j := k - 1; j > 0; j-- {
-					w.stack[sp] = e[j]
-					prefetchChild(b.wide, b.tris, e[j].node)
-					sp++
+				base := sp
+				sp = pushSorted(n, mask, &near, w.stack[:], sp) - 1
+				cur = w.stack[sp]
+				for j := base; j < sp; j++ {
+					prefetchChild(b.wide, b.tris, w.stack[j].node)
 				}
-				cur = e[0]
 			}
 			if cur.near <= tm {
 				prefetchChild(b.wide, b.tris, cur.node)

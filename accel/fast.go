@@ -210,7 +210,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	cur := st.cur // passed the e.near > tMax check
 	for {
 		if !isLeafRef(cur.node) {
-			if sp > len(stack)-(wideWidth-1) {
+			if sp > len(stack)-wideWidth {
 				st.cur, st.sp, st.found = cur, sp, found
 				*tMax = tm
 				return false
@@ -243,13 +243,12 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 					sp++
 					cur = a
 				} else {
-					e, k := sortedChildren(n, mask, &near)
-					for j := k - 1; j > 0; j-- {
-						stack[sp] = e[j]
-						prefetchChild(wide, tris, e[j].node)
-						sp++
+					base := sp
+					sp = pushSorted(n, mask, &near, stack, sp) - 1
+					cur = stack[sp]
+					for j := base; j < sp; j++ {
+						prefetchChild(wide, tris, stack[j].node)
 					}
-					cur = e[0]
 				}
 				if cur.near <= tm {
 					continue

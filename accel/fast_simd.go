@@ -23,7 +23,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 	cur := st.cur // passed the e.near > tMax check
 	for {
 		if !isLeafRef(cur.node) {
-			if sp > len(stack)-(wideWidth-1) {
+			if sp > len(stack)-wideWidth {
 				st.cur, st.sp, st.found = cur, sp, found
 				*tMax = tm
 				return false
@@ -57,13 +57,12 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 					sp++
 					cur = a
 				} else {
-					e, k := sortedChildren(n, mask, &near)
-					for j := k - 1; j > 0; j-- {
-						stack[sp] = e[j]
-						prefetchChildRows(wide, rows, e[j].node)
-						sp++
+					base := sp
+					sp = pushSorted(n, mask, &near, stack, sp) - 1
+					cur = stack[sp]
+					for j := base; j < sp; j++ {
+						prefetchChildRows(wide, rows, stack[j].node)
 					}
-					cur = e[0]
 				}
 				if cur.near <= tm {
 					continue
@@ -201,13 +200,12 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 				sp++
 				cur = a
 			} else {
-				e, k := sortedChildren(n, mask, &near)
-				for j := k - 1; j > 0; j-- {
-					w.stack[sp] = e[j]
-					prefetchChildRows(b.wide, b.rows, e[j].node)
-					sp++
+				base := sp
+				sp = pushSorted(n, mask, &near, w.stack[:], sp) - 1
+				cur = w.stack[sp]
+				for j := base; j < sp; j++ {
+					prefetchChildRows(b.wide, b.rows, w.stack[j].node)
 				}
-				cur = e[0]
 			}
 			if cur.near <= tm {
 				prefetchChildRows(b.wide, b.rows, cur.node)

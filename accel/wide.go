@@ -209,7 +209,7 @@ func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) (
 }
 
 // stackSizeWide bounds a wide traversal stack: a wide tree is no deeper than
-// its binary tree, and each node leaves at most three entries behind.
+// its binary tree, and each node leaves at most wideWidth-1 entries behind.
 const stackSizeWide = (wideWidth-1)*maxTreeDepth + 2
 
 // pushChildren tests the children of n and pushes the hit ones onto
@@ -226,32 +226,29 @@ func (r *rayBox) pushChildren(n *wideNode, tMin, tMax float32, stack []stackEntr
 		stack[sp] = stackEntry{n.ref[i], near[i]}
 		return sp + 1
 	}
-	e, k := sortedChildren(n, mask, &near)
-	for j := k - 1; j >= 0; j-- {
-		stack[sp] = e[j]
+	return pushSorted(n, mask, &near, stack, sp)
+}
+
+func trailing(m uint) int { return bits.TrailingZeros(m) }
+
+// pushSorted pushes the children of n selected by mask, with their entry
+// distances, onto stack[sp:] so that they pop nearest first, equal
+// distances in child order, and returns the new height. Every wide walk
+// orders its children this way. Each child is inserted below the ones
+// already pushed that are nearer or as near (those came earlier in child
+// order); sorting on the stack spares a temporary array.
+func pushSorted(n *wideNode, mask uint, near *wideRow, stack []stackEntry, sp int) int {
+	base := sp
+	for m := mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros(m) & wideMask
+		x := stackEntry{n.ref[i], near[i]}
+		j := sp
+		for j > base && stack[j-1].near <= x.near {
+			stack[j] = stack[j-1]
+			j--
+		}
+		stack[j] = x
 		sp++
 	}
 	return sp
 }
-
-// sortedChildren returns the children of n selected by mask, with their
-// entry distances, sorted nearest first; equal distances keep child order.
-// Every wide walk orders its children this way.
-func sortedChildren(n *wideNode, mask uint, near *wideRow) (e [wideWidth]stackEntry, k int) {
-	for i := 0; i < wideWidth; i++ {
-		if mask&(1<<i) == 0 {
-			continue
-		}
-		x := stackEntry{n.ref[i], near[i]}
-		j := k
-		for j > 0 && e[j-1].near > x.near {
-			e[j] = e[j-1]
-			j--
-		}
-		e[j] = x
-		k++
-	}
-	return e, k
-}
-
-func trailing(m uint) int { return bits.TrailingZeros(m) }
