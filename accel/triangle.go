@@ -21,6 +21,9 @@ type watertightRay struct {
 	kxo, kyo, kzo uintptr
 	ox, oy, oz    float32
 	sx, sy, sz    float32
+	// The vector leaf test broadcasts ox..sz with 4-float loads; this
+	// keeps the one at sz inside the struct.
+	_ [3]float32
 }
 
 func comps(v *vec.Vec3) *[3]float32 { return (*[3]float32)(unsafe.Pointer(v)) }

@@ -74,20 +74,17 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 	row := func(vertex, axis int) archsimd.Float32x8 {
 		return archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(base, uintptr(3*vertex+axis)*uintptr(n)*4)))
 	}
-	// Every scalar is broadcast from memory, with vector instructions only:
-	// a float32 in a register would be moved with SSE instructions, which
-	// run several times slower while the upper halves of the 256-bit
-	// registers are in use.
-	// Each broadcast loads 4 floats, so the scalars sit in a local array
-	// with 3 floats of room after the last (at the end of w, a load would
-	// read past it).
-	k := [11]float32{w.ox, w.oy, w.oz, w.sx, w.sy, w.sz, tMin, tMax}
-	bc := func(i int) archsimd.Float32x8 {
-		return archsimd.LoadFloat32x4((*[4]float32)(k[i : i+4])).Broadcast1To8()
+	// The ray's scalars are broadcast from w in place with 4-float loads
+	// (w has room after sz), not copied to a local array first; tMin and
+	// tMax come in registers, which VBROADCASTSS takes (after a VEX move:
+	// no SSE instruction runs here, which would be slow once the upper
+	// register halves are in use).
+	at := func(p *float32) archsimd.Float32x8 {
+		return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(p))).Broadcast1To8()
 	}
-	ox, oy, oz := bc(0), bc(1), bc(2)
-	sx, sy, sz := bc(3), bc(4), bc(5)
-	lo, hi := bc(6), bc(7)
+	ox, oy, oz := at(&w.ox), at(&w.oy), at(&w.oz)
+	sx, sy, sz := at(&w.sx), at(&w.sy), at(&w.sz)
+	lo, hi := archsimd.BroadcastFloat32x8(tMin), archsimd.BroadcastFloat32x8(tMax)
 	kx, ky, kz := w.kx, w.ky, w.kz
 	aZ, bZ, cZ := row(0, kz).Sub(oz), row(1, kz).Sub(oz), row(2, kz).Sub(oz)
 	ax, ay := row(0, kx).Sub(ox).Sub(sx.Mul(aZ)), row(0, ky).Sub(oy).Sub(sy.Mul(aZ))
