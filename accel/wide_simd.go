@@ -121,19 +121,16 @@ type nodeRay struct {
 	nxo, fxo, nyo, fyo, nzo, fzo         uintptr
 }
 
-// init sets q up for the ray r over tMin. The vectors are broadcast
-// from memory and stored, and the upper register halves cleared at the
-// end: the scalar code around the walks is SSE, which runs several times
-// slower while they are dirty.
+// init sets q up for the ray r over tMin. The vectors are stored, not
+// returned, and the upper register halves cleared at the end: the scalar
+// code around the walks is SSE, which runs several times slower while
+// they are dirty.
 func (q *nodeRay) init(r *rayBox, tMin float32) {
 	const row = unsafe.Sizeof(wideRow{})
-	k := [11]float32{r.org.X, r.org.Y, r.org.Z, r.inv.X, r.inv.Y, r.inv.Z, tMin, robustScale}
-	bc := func(i int) archsimd.Float32x8 {
-		return archsimd.LoadFloat32x4((*[4]float32)(k[i : i+4])).Broadcast1To8()
-	}
-	q.ox, q.oy, q.oz = bc(0), bc(1), bc(2)
-	q.ix, q.iy, q.iz = bc(3), bc(4), bc(5)
-	q.tMin, q.robust = bc(6), bc(7)
+	bc := archsimd.BroadcastFloat32x8
+	q.ox, q.oy, q.oz = bc(r.org.X), bc(r.org.Y), bc(r.org.Z)
+	q.ix, q.iy, q.iz = bc(r.inv.X), bc(r.inv.Y), bc(r.inv.Z)
+	q.tMin, q.robust = bc(tMin), bc(robustScale)
 	q.nxo, q.fxo = uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	q.nyo, q.fyo = uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	q.nzo, q.fzo = uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
