@@ -287,15 +287,21 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	}
 }
 
-func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {
-	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return Hit{}, false
+// walkRay sets o up for r and walks the BLAS for its closest hit (first
+// hit with ACCEPT_FIRST_HIT_AND_END_SEARCH) into h.
+func (b *BLAS) walkRay(r *Ray, flags RayFlags, o *objectRay, h *fastHit) bool {
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+		return false
 	}
-	var o objectRay
-	o.setupSelf(&r)
+	o.setupSelf(r)
 	tMax := r.TMax
+	return b.walk(o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, h)
+}
+
+func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {
+	var o objectRay
 	var h fastHit
-	if !b.walk(&o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, &h) {
+	if !b.walkRay(&r, flags, &o, &h) {
 		return Hit{}, false
 	}
 	return makeHit(&b.self, 0, &o, &h, flags), true

@@ -38,9 +38,24 @@ func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 
 // Intersect returns the closest hit of r against the BLAS alone.
 func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
-	if flags&fastUnsupported == 0 && b != nil && b.typ == GeometryTriangles {
-		return b.traceFast(r, flags|RayFlagSkipProceduralPrimitives)
+	if flags&fastUnsupported != 0 || b == nil || b.typ != GeometryTriangles {
+		return b.intersectSlow(r, flags)
 	}
+	// traceFast, with the hit built here rather than copied out of
+	// another frame.
+	var o objectRay
+	var h fastHit
+	if !b.walkRay(&r, flags, &o, &h) {
+		return Hit{}, false
+	}
+	return makeHit(&b.self, 0, &o, &h, flags|RayFlagSkipProceduralPrimitives), true
+}
+
+// intersectSlow is Intersect through a Traversal, out of line so that the
+// fast path's frame stays small.
+//
+//go:noinline
+func (b *BLAS) intersectSlow(r Ray, flags RayFlags) (Hit, bool) {
 	var tr Traversal
 	tr.BeginBLAS(b, r, flags|RayFlagSkipProceduralPrimitives&^skipConflicts(flags))
 	return tr.closest()
