@@ -102,7 +102,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 				continue
 			}
 			if !w.o.rb.finite {
-				hits[i], found[i] = b.traceFast(*r, flags)
+				hits[i], found[i] = b.Intersect(*r, flags)
 				continue
 			}
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
@@ -121,7 +121,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	b.runBatch(lanes, mode, start, func(w *batchWalk) {
 		switch {
 		case w.overflow:
-			hits[w.ray], found[w.ray] = b.traceFast(rays[w.ray], flags)
+			hits[w.ray], found[w.ray] = b.Intersect(rays[w.ray], flags)
 		case w.found:
 			hits[w.ray], found[w.ray] = makeHit(&b.self, 0, &w.o, &w.h, flags), true
 		}
@@ -406,7 +406,7 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 	t.runBatch(rays, mode, uint8(mask), func(l *tlasWalk) {
 		switch {
 		case l.overflow:
-			hits[l.ray], found[l.ray] = t.traceFast(l.r, flags, uint8(mask))
+			hits[l.ray], found[l.ray] = t.Intersect(l.r, flags, mask)
 		case l.bestIdx != ^uint32(0):
 			hits[l.ray], found[l.ray] = makeHit(&t.instances[l.bestIdx], l.bestIdx, &l.best, &l.h, flags), true
 		default:
@@ -519,7 +519,7 @@ func (t *TLAS) endBLAS(l *tlasWalk, in *instance, mode batchMode) bool {
 	return mode != batchOccluded && mode != batchFirst
 }
 
-// advance runs l's top-level walk (traceFast's loop, or occludedFast's)
+// advance runs l's top-level walk (TLAS.Intersect's loop, or occludedFast's)
 // until it starts a bottom-level walk, which it leaves in flight in l.w,
 // or ends; it reports whether a bottom-level walk is in flight. Instances
 // whose object-space ray needs the general walk are walked here, alone.
@@ -532,7 +532,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 			continue
 		}
 		if !isLeafRef(e.node) {
-			if l.sp+1 > batchStackLimit { // traceFast's sp+wideWidth > len(stack)
+			if l.sp+1 > batchStackLimit { // Intersect's sp+wideWidth > len(stack)
 				l.overflow = true
 				return false
 			}

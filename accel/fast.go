@@ -298,16 +298,7 @@ func (b *BLAS) walkRay(r *Ray, flags RayFlags, o *objectRay, h *fastHit) bool {
 	return b.walk(o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, h)
 }
 
-func (b *BLAS) traceFast(r Ray, flags RayFlags) (Hit, bool) {
-	var o objectRay
-	var h fastHit
-	if !b.walkRay(&r, flags, &o, &h) {
-		return Hit{}, false
-	}
-	return makeHit(&b.self, 0, &o, &h, flags), true
-}
-
-// traceDeep is traceFast's fallback for top-level trees deeper than its
+// traceDeep is TLAS.Intersect's fallback for top-level trees deeper than its
 // small stack: the same query through a Traversal.
 //
 //go:noinline
@@ -317,56 +308,6 @@ func (t *TLAS) traceDeep(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 	return tr.closest()
 }
 
-func (t *TLAS) traceFast(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
-	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return Hit{}, false
-	}
-	var world rayBox
-	world.setup(r.Origin, r.Direction)
-	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
-	// A small stack: Go zeroes it at every call, and a full-size one would
-	// cost more than a small scene's whole traversal. A top-level tree
-	// deep enough to outgrow it (millions of instances) takes the
-	// Traversal path instead, which gives the same hits.
-	var stack [smallStack]stackEntry
-	stack[0] = stackEntry{0, r.TMin}
-	sp := 1
-	tMax := r.TMax
-	var o, best objectRay
-	var h fastHit
-	bestIdx := ^uint32(0)
-	for sp > 0 {
-		sp--
-		e := stack[sp]
-		if e.near > tMax {
-			continue
-		}
-		if !isLeafRef(e.node) {
-			if sp+wideWidth > len(stack) {
-				return t.traceDeep(r, flags, mask)
-			}
-			sp = world.pushChildren(&t.wide[e.node], r.TMin, tMax, stack[:], sp)
-			continue
-		}
-		leaf, _ := leafRange(e.node)
-		idx := t.order[leaf]
-		in := &t.instances[idx]
-		if in.mask&mask == 0 || in.blas.typ != GeometryTriangles {
-			continue
-		}
-		o.setup(in, &r)
-		if in.blas.walk(&o, r.TMin, &tMax, first, &h) {
-			best, bestIdx = o, idx
-			if first {
-				break
-			}
-		}
-	}
-	if bestIdx == ^uint32(0) {
-		return Hit{}, false
-	}
-	return makeHit(&t.instances[bestIdx], bestIdx, &best, &h, flags), true
-}
 
 // occludes reports whether o hits a triangle of b in (tMin, tMax), as walk
 // with first would. A yes/no answer does not depend on the order in which

@@ -8,10 +8,62 @@ package accel
 // Intersect returns the closest hit of r in t (r.TMin < t < r.TMax) over
 // the instances whose mask shares a bit with mask.
 func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
-	if flags&fastUnsupported == 0 && t != nil {
-		return t.traceFast(r, flags|RayFlagSkipProceduralPrimitives, uint8(mask))
+	if flags&fastUnsupported != 0 || t == nil {
+		return t.intersectSlow(r, flags, mask)
 	}
-	return t.intersectSlow(r, flags, mask)
+	// The fast path: a closest-hit walk over the instances, each entered
+	// with BLAS.walk, the hit built here rather than copied out of another
+	// frame.
+	flags |= RayFlagSkipProceduralPrimitives
+	m8 := uint8(mask)
+	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return Hit{}, false
+	}
+	var world rayBox
+	world.setup(r.Origin, r.Direction)
+	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
+	// A small stack: Go zeroes it at every call, and a full-size one would
+	// cost more than a small scene's whole traversal. A top-level tree
+	// deep enough to outgrow it (millions of instances) takes the
+	// Traversal path instead, which gives the same hits.
+	var stack [smallStack]stackEntry
+	stack[0] = stackEntry{0, r.TMin}
+	sp := 1
+	tMax := r.TMax
+	var o, best objectRay
+	var h fastHit
+	bestIdx := ^uint32(0)
+	for sp > 0 {
+		sp--
+		e := stack[sp]
+		if e.near > tMax {
+			continue
+		}
+		if !isLeafRef(e.node) {
+			if sp+wideWidth > len(stack) {
+				return t.traceDeep(r, flags, m8)
+			}
+			sp = world.pushChildren(&t.wide[e.node], r.TMin, tMax, stack[:], sp)
+			continue
+		}
+		leaf, _ := leafRange(e.node)
+		idx := t.order[leaf]
+		in := &t.instances[idx]
+		if in.mask&m8 == 0 || in.blas.typ != GeometryTriangles {
+			continue
+		}
+		o.setup(in, &r)
+		if in.blas.walk(&o, r.TMin, &tMax, first, &h) {
+			best, bestIdx = o, idx
+			if first {
+				break
+			}
+		}
+	}
+	if bestIdx == ^uint32(0) {
+		return Hit{}, false
+	}
+	return makeHit(&t.instances[bestIdx], bestIdx, &best, &h, flags), true
 }
 
 // intersectSlow is Intersect through a Traversal, kept out of line so that
@@ -41,7 +93,7 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
 	if flags&fastUnsupported != 0 || b == nil || b.typ != GeometryTriangles {
 		return b.intersectSlow(r, flags)
 	}
-	// traceFast, with the hit built here rather than copied out of
+	// The fast path, with the hit built here rather than copied out of
 	// another frame.
 	var o objectRay
 	var h fastHit
