@@ -16,7 +16,10 @@
 // batch. "1T" is one build thread and one tracing goroutine; "NT" is all
 // threads: builds use all hardware threads (Embree's TBB pool, raypipe's
 // GOMAXPROCS) and both tracers trace chunks of 4096 rays from -threads
-// goroutines (default GOMAXPROCS).
+// goroutines (default GOMAXPROCS). Each build runs after a garbage
+// collection, the previous run's scene released: raypipe's builds are
+// timed reusing freed heap memory, as in a program that rebuilds, not
+// growing the heap (Embree maps fresh memory for every build).
 //
 // Tracers: embree-low, embree-medium, embree-high (Embree's build
 // qualities, traced ray by ray with rtcIntersect1/rtcOccluded1; with
@@ -306,7 +309,14 @@ func bestBuild(t tracer, m mesh, threads int) (time.Duration, scene, error) {
 	for r := 0; r < max(1, *flagBuildReps); r++ {
 		if sc != nil {
 			sc.Close()
+			sc = nil
 		}
+		// Collect the garbage of earlier builds and traces (the previous
+		// run's scene included) outside the timing, so that a raypipe
+		// build pays neither for collecting it nor for growing the heap
+		// while it is still held: best-of runs then time Go's steady state,
+		// reusing freed memory (Embree maps fresh memory per build).
+		runtime.GC()
 		start := time.Now()
 		sc, err = b.Build(m.positions, m.indices)
 		d := time.Since(start)
