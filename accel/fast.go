@@ -308,7 +308,6 @@ func (t *TLAS) traceDeep(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 	return tr.closest()
 }
 
-
 // occludes reports whether o hits a triangle of b in (tMin, tMax), as walk
 // with first would. A yes/no answer does not depend on the order in which
 // nodes are visited, so children are taken in child order, unsorted, and
@@ -354,11 +353,31 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 
 // occludesFinite is occludes for rays whose slab distances cannot be NaN,
 // with the slab test of hitWideFinite written into the loop.
+//
+// It walks on a small stack, which Go zeroes at every call for less than
+// the full one; a walk that would outgrow it starts over on the full one
+// (occludesFiniteDeep): a yes/no answer does not depend on the walk.
 func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
-	if useSIMD {
-		return b.occludesFiniteSIMD(o, tMin, tMax)
+	var stack [smallStack]uint32
+	if hit, done := b.occludesFiniteOn(o, tMin, tMax, stack[:]); done {
+		return hit
 	}
+	return b.occludesFiniteDeep(o, tMin, tMax)
+}
+
+//go:noinline
+func (b *BLAS) occludesFiniteDeep(o *objectRay, tMin, tMax float32) bool {
 	var stack [stackSizeWide]uint32
+	hit, _ := b.occludesFiniteOn(o, tMin, tMax, stack[:])
+	return hit
+}
+
+// occludesFiniteOn runs occludesFinite's walk on stack. It reports
+// done false, without an answer, when an inner node could overflow stack.
+func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32) (hit, done bool) {
+	if useSIMD {
+		return b.occludesFiniteOnSIMD(o, tMin, tMax, stack)
+	}
 	sp := 0
 	cur := uint32(0)
 	wide, tris := b.wide, b.tris
@@ -372,6 +391,9 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 	negMin := -tMin
 	for {
 		if !isLeafRef(cur) {
+			if sp > len(stack)-(wideWidth-1) {
+				return false, false
+			}
 			n := &wide[cur]
 			p := unsafe.Pointer(&n.b)
 			lx, hx := (*wideRow)(unsafe.Add(p, nxo)), (*wideRow)(unsafe.Add(p, fxo))
@@ -396,12 +418,12 @@ func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32) bool {
 			lo, hi := leafRange(cur)
 			for s := lo; s < hi; s++ {
 				if _, _, _, _, ok := o.tri().intersect(&tris[s], tMin, tMax); ok {
-					return true
+					return true, true
 				}
 			}
 		}
 		if sp == 0 {
-			return false
+			return false, true
 		}
 		sp--
 		cur = stack[sp]
@@ -417,21 +439,43 @@ func (b *BLAS) occludedFast(r Ray) bool {
 	return b.occludes(&o, r.TMin, r.TMax)
 }
 
+// occludedFast answers TLAS.Occluded's fast path on a small stack (see
+// occludesFinite), starting over on the full one if a walk would outgrow
+// it.
 func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
-	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return false
+	var stack [smallStack]uint32
+	if hit, done := t.occludedOn(&r, mask, stack[:]); done {
+		return hit
+	}
+	return t.occludedDeep(&r, mask)
+}
+
+//go:noinline
+func (t *TLAS) occludedDeep(r *Ray, mask uint8) bool {
+	var stack [stackSizeWide]uint32
+	hit, _ := t.occludedOn(r, mask, stack[:])
+	return hit
+}
+
+// occludedOn runs occludedFast's walk on stack. It reports done false,
+// without an answer, when an inner node could overflow stack.
+func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
+	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+		return false, true
 	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
 	if _, ok := world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); !ok {
-		return false
+		return false, true
 	}
-	var stack [stackSizeWide]uint32
 	sp := 0
 	cur := uint32(0)
 	var o objectRay
 	for {
 		if !isLeafRef(cur) {
+			if sp > len(stack)-(wideWidth-1) {
+				return false, false
+			}
 			var near wideRow
 			n := &t.wide[cur]
 			if mw := world.hitWide(n, r.TMin, r.TMax, &near); mw != 0 {
@@ -446,14 +490,14 @@ func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
 			leaf, _ := leafRange(cur)
 			in := &t.instances[t.order[leaf]]
 			if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
-				o.setup(in, &r)
+				o.setup(in, r)
 				if in.blas.occludes(&o, r.TMin, r.TMax) {
-					return true
+					return true, true
 				}
 			}
 		}
 		if sp == 0 {
-			return false
+			return false, true
 		}
 		sp--
 		cur = stack[sp]

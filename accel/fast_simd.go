@@ -110,9 +110,8 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 	}
 }
 
-// occludesFiniteSIMD is occludesFinite with vector node and leaf tests.
-func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
-	var stack [stackSizeWide]uint32
+// occludesFiniteOnSIMD is occludesFiniteOn with vector node and leaf tests.
+func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32) (hit, done bool) {
 	sp := 0
 	cur := uint32(0)
 	wide, tris, rows := b.wide, b.tris, b.rows
@@ -121,6 +120,9 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 	far := archsimd.BroadcastFloat32x8(tMax)
 	for {
 		if !isLeafRef(cur) {
+			if sp > len(stack)-(wideWidth-1) {
+				return false, false
+			}
 			n := &wide[cur]
 			// q.hitWide without the entry distances, written out.
 			p := unsafe.Pointer(&n.b)
@@ -147,16 +149,16 @@ func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
 			var lh leafHits
 			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
 			if cand&^edge != 0 {
-				return true // a triangle off the edge cases hits over (tMin, tMax)
+				return true, true // a triangle off the edge cases hits over (tMin, tMax)
 			}
 			for m := edge; m != 0; m &= m - 1 {
 				if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
-					return true
+					return true, true
 				}
 			}
 		}
 		if sp == 0 {
-			return false
+			return false, true
 		}
 		sp--
 		cur = stack[sp]
@@ -246,7 +248,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 }
 
 // stepOccludedSIMD is stepOccluded with the vector tests of
-// occludesFiniteSIMD.
+// occludesFiniteOnSIMD.
 func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 	cur := w.cur.node
 	if !isLeafRef(cur) {

@@ -18,7 +18,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 	panic("unreachable")
 }
 
-func (b *BLAS) occludesFiniteSIMD(o *objectRay, tMin, tMax float32) bool {
+func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32) (hit, done bool) {
 	panic("unreachable")
 }
 

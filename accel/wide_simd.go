@@ -12,7 +12,7 @@ import (
 // only then.
 var simdAvailable = archsimd.X86.AVX2()
 
-// useSIMD selects the vector walks (walkFiniteOnSIMD, occludesFiniteSIMD)
+// useSIMD selects the vector walks (walkFiniteOnSIMD, occludesFiniteOnSIMD)
 // and hitWideSIMD for rays whose slab distances cannot be NaN. They give the
 // same answers as the scalar ones (VMAXPS/VMINPS differ from min/max only
 // on NaN and the sign of zero, which no comparison sees). Tests switch it

@@ -55,7 +55,7 @@ func TestHitWideSIMDMatchesScalar(t *testing.T) {
 }
 
 // TestSIMDWalkMatchesScalar checks that the vector walks (walkFiniteOnSIMD,
-// occludesFiniteSIMD with leafCandidates) answer exactly as the scalar
+// occludesFiniteOnSIMD with leafCandidates) answer exactly as the scalar
 // walks, on the cases where the leaf filter could go wrong: a grid whose
 // rays pass through shared edges and vertices (edge functions of exactly
 // zero), duplicated triangles (ties in t), every leaf size the builders
