@@ -16,10 +16,13 @@
 // batch. "1T" is one build thread and one tracing goroutine; "NT" is all
 // threads: builds use all hardware threads (Embree's TBB pool, raypipe's
 // GOMAXPROCS) and both tracers trace chunks of 4096 rays from -threads
-// goroutines (default GOMAXPROCS). Each build runs after a garbage
-// collection, the previous run's scene released: raypipe's builds are
-// timed reusing freed heap memory, as in a program that rebuilds, not
-// growing the heap (Embree maps fresh memory for every build).
+// goroutines (default GOMAXPROCS). Every timed run starts after a garbage
+// collection, so that none triggered by earlier allocations (this tool's
+// ray and hit buffers, earlier scenes) runs during it: one running
+// alongside slowed raypipe's batch calls up to 2x. Builds also release
+// the previous run's scene first: raypipe's builds are timed reusing freed
+// heap memory, as in a program that rebuilds, not growing the heap
+// (Embree maps fresh memory for every build).
 //
 // Tracers: embree-low, embree-medium, embree-high (Embree's build
 // qualities, traced ray by ray with rtcIntersect1/rtcOccluded1; with
@@ -230,6 +233,7 @@ func compare(m mesh, tracers []tracer) error {
 			for ri, workers := range []int{1, nt} {
 				d := time.Duration(1<<63 - 1)
 				for r := 0; r < max(1, *flagReps); r++ {
+					runtime.GC()
 					start := time.Now()
 					if k.occluded {
 						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], occ[lo:hi]) })
