@@ -58,7 +58,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		sah = max(sah, t.SAHCost)
 	}
 	fmt.Fprintf(stdout, "BLAS        %d (fast trace), %d active of %d triangles, built in %s\n", len(m.blas), m.active, m.triangles, m.build.Round(time.Microsecond))
-	fmt.Fprintf(stdout, "BLAS trees  %d nodes, %d leaves (%.1f triangles per leaf), %d 4-wide nodes, max depth %d, largest SAH cost %.1f\n",
+	fmt.Fprintf(stdout, "BLAS trees  %d nodes, %d leaves (%.1f triangles per leaf), %d 8-wide nodes, max depth %d, largest SAH cost %.1f\n",
 		bs.Nodes, bs.Leaves, float64(m.active)/float64(max(bs.Leaves, 1)), bs.WideNodes, bs.MaxDepth, sah)
 	ts := m.tlas.TreeStats()
 	fmt.Fprintf(stdout, "TLAS        %d instances, %d nodes, max depth %d, built in %s\n", m.tlas.InstanceCount(), ts.Nodes, ts.MaxDepth, m.tlasBuild.Round(time.Microsecond))
