@@ -79,8 +79,8 @@ const (
 
 // buildBVH builds a BVH over refs. It returns nodes in
 // depth-first order and, for each leaf slot, the primitive id. The result
-// does not depend on goroutine scheduling: every subtree writes only into a
-// node range reserved for it by its primitive count.
+// does not depend on goroutine scheduling: every goroutine builds a piece
+// of the tree of its own, and the pieces are spliced in tree order.
 func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 	brefs := make([]bref, len(refs))
 	for i := range refs {
@@ -94,39 +94,154 @@ func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 // buildBVHRefs is buildBVH over refs already in the builder's layout,
 // whose bounds and doubled-centroid bounds are given. It takes refs over.
 func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []node, order []uint32) {
+	return buildBVHGrain(refs, bb, cb, p, parallelGrain)
+}
+
+// buildBVHGrain is buildBVHRefs with nodes of grain refs or more handing
+// their left child to another goroutine (tests splice many small pieces).
+func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain int) (nodes []node, order []uint32) {
 	n := len(refs)
 	if n == 0 {
 		return []node{{bounds: emptyAABB()}}, nil
 	}
-	b := builder{p: p, bufs: [2][]bref{refs, make([]bref, n)}, nodes: make([]node, 2*n), order: make([]uint32, n)}
+	b := builder{p: p, bufs: [2][]bref{refs, make([]bref, n)}, order: make([]uint32, n), grain: grain}
 	b.procs = runtime.GOMAXPROCS(0)
+	root := &piece{nodes: make([]node, 1)}
 	var wg sync.WaitGroup
-	b.build(0, 0, n, 1, 0, 0, bb, cb, lazyNone, new(binScratch), &wg)
+	b.build(root, 0, 0, n, 0, 0, bb, cb, lazyNone, new(binScratch), &wg)
 	wg.Wait()
-	// Compact the reserved ranges into a dense depth-first array.
-	out := make([]node, 0, 2*b.leaves.Load()-1)
-	compact(&out, b.nodes, 0)
-	return out, b.order
+	return assemble(root, b.procs), b.order
 }
 
-// compact copies the subtree at old into out in depth-first order with each
-// inner node's children adjacent, and returns nothing: the root lands at 0.
-func compact(out *[]node, src []node, root uint32) {
-	*out = append(*out, src[root])
-	type item struct{ old, dst uint32 }
-	stack := []item{{root, 0}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		n := src[it.old]
-		if n.isLeaf() {
-			continue
-		}
-		pair := uint32(len(*out))
-		*out = append(*out, src[n.first], src[n.first+1])
-		(*out)[it.dst].first = pair
-		stack = append(stack, item{n.first + 1, pair + 1}, item{n.first, pair})
+// piece is the part of a tree that one goroutine builds. A node that
+// splits appends its pair of children, and a serial build then builds the
+// left child's subtree before the right one's, so a piece's nodes come out
+// in their final order (depth first, each inner node's children adjacent,
+// root at 0; first indexes the piece's own nodes) without a pass to
+// compact them. The exception is a child handed to another goroutine: it
+// becomes the root of a piece of its own, its slot in this piece is left
+// blank, and its descendants belong right after its pair, before what this
+// piece appended next. assemble splices the pieces together.
+//
+// Building into node ranges reserved by primitive count (2n-1 nodes for n
+// primitives, four times what leaves of about four primitives use) cost a
+// zeroed scratch array of 2n nodes and a serial compaction of the tree.
+type piece struct {
+	nodes    []node
+	handoffs []handoff // in the order of their slots
+	// Set by layout: the nodes of the whole subtree (the handed-off
+	// pieces' included) and where they go in the assembled array.
+	size int
+	at   placement
+}
+
+// handoff is a child built as a piece of its own.
+type handoff struct {
+	slot  uint32 // the child's blank slot; its descendants go after slot+1
+	piece *piece
+}
+
+// placement is where a piece's nodes go in the assembled array. Its
+// handoffs cut nodes[1:] into segments: segment k ends after the pair of
+// handoff k (at cut(k)), and the last one at the end. Node i of segment k
+// goes to i+shift[k], nodes[0] to root.
+type placement struct {
+	root  int
+	shift []int
+}
+
+// handOff makes the child at slot, the first of a pair just appended to t,
+// a piece of its own, for another goroutine to build.
+func (t *piece) handOff(slot uint32) *piece {
+	c := &piece{nodes: make([]node, 1)}
+	t.handoffs = append(t.handoffs, handoff{slot: slot, piece: c})
+	return c
+}
+
+// cut returns the end of segment k (see placement).
+func (t *piece) cut(k int) uint32 {
+	if k < len(t.handoffs) {
+		return t.handoffs[k].slot + 2
 	}
+	return uint32(len(t.nodes))
+}
+
+// assemble lays out the pieces under root in one array, in the order a
+// serial build gives (see piece), and copies them there on up to procs
+// goroutines.
+func assemble(root *piece, procs int) []node {
+	var pieces []*piece
+	root.layout(0, 1, &pieces)
+	out := make([]node, root.size)
+	if len(pieces) == 1 {
+		root.copyTo(out)
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(procs, len(pieces)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(len(pieces)); i = next.Add(1) - 1 {
+				pieces[i].copyTo(out)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// layout places t with its root at index root and nodes[1] at start, and
+// the pieces handed off from it after the pairs of their slots; it sets
+// their sizes and appends them all to pieces.
+func (t *piece) layout(root, start int, pieces *[]*piece) {
+	*pieces = append(*pieces, t)
+	shift := start - 1
+	t.at = placement{root: root, shift: make([]int, 1, len(t.handoffs)+1)}
+	t.at.shift[0] = shift
+	t.size = len(t.nodes)
+	for _, h := range t.handoffs {
+		c := h.piece
+		c.layout(int(h.slot)+shift, int(h.slot)+2+shift, pieces)
+		shift += c.size - 1
+		t.size += c.size - 1
+		t.at.shift = append(t.at.shift, shift)
+	}
+}
+
+// copyTo writes t's nodes to their places in out, except the blank slots
+// of its handoffs: their pieces write their roots there.
+func (t *piece) copyTo(out []node) {
+	shift := t.at.shift
+	out[t.at.root] = t.placed(t.nodes[0], 0)
+	lo := uint32(1)
+	for k := range shift {
+		hi := t.cut(k)
+		end := hi
+		if k < len(t.handoffs) {
+			end = hi - 2 // the handed-off child's pair
+			out[int(hi-1)+shift[k]] = t.placed(t.nodes[hi-1], k)
+		}
+		dst := out[int(lo)+shift[k]:]
+		for i, n := range t.nodes[lo:end] {
+			dst[i] = t.placed(n, k)
+		}
+		lo = hi
+	}
+}
+
+// placed returns node n of segment k as it is stored in the assembled
+// array: an inner node's children, in segment k or a later one, at their
+// places there.
+func (t *piece) placed(n node, k int) node {
+	if n.count == 0 {
+		for n.first >= t.cut(k) {
+			k++
+		}
+		n.first = uint32(int(n.first) + t.at.shift[k])
+	}
+	return n
 }
 
 type builder struct {
@@ -134,11 +249,10 @@ type builder struct {
 	// bufs are the refs and a second buffer of the same size: a node's
 	// refs lie in bufs[cur][lo:hi], and partitioning copies them to the
 	// same range of the other buffer.
-	bufs   [2][]bref
-	nodes  []node
-	order  []uint32 // leaf slot -> primitive id, filled at the leaves
-	procs  int      // GOMAXPROCS: large nodes are binned and partitioned in that many chunks
-	leaves atomic.Int64
+	bufs  [2][]bref
+	order []uint32 // leaf slot -> primitive id, filled at the leaves
+	procs int      // GOMAXPROCS: large nodes are binned and partitioned in that many chunks
+	grain int      // nodes of this many refs or more build their left child on another goroutine
 }
 
 // bref is a primitive's box during the build, its maxima negated: the
@@ -248,18 +362,17 @@ const (
 	lazyAll                       // neither: the parent binned a sample of its refs
 )
 
-// build fills node r for the refs in b.bufs[cur][lo:hi], whose bounds and
-// doubled-centroid bounds are given as lazy says; its descendants may use
-// the node slots from free on (2*(hi-lo)-2 of them are reserved for it).
-func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *sync.WaitGroup) {
+// build fills node r of piece t for the refs in b.bufs[cur][lo:hi], whose
+// bounds and doubled-centroid bounds are given as lazy says, and appends
+// its descendants to t (or to pieces of their own, see piece).
+func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *sync.WaitGroup) {
 	refs := b.bufs[cur][lo:hi]
 	n := len(refs)
 	if lazy == lazyAll {
 		bounds, cb = rangeBounds(refs)
 	}
 	leaf := func() {
-		b.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)}
-		b.leaves.Add(1)
+		t.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: uint32(n)}
 		order := b.order[lo:hi]
 		for i := range refs {
 			order[i] = refs[i].id
@@ -338,20 +451,20 @@ func (b *builder) build(r uint32, lo, hi int, free uint32, depth, cur int, bound
 		lb, lc = rangeBounds(refs[:mid])
 		rb, rc = rangeBounds(refs[mid:])
 	}
-	c := free
-	b.nodes[r] = node{bounds: bounds.aabb(), first: c}
-	leftFree := free + 2
-	rightFree := leftFree + uint32(2*mid-2)
-	if n >= parallelGrain {
+	c := uint32(len(t.nodes))
+	t.nodes = append(t.nodes, node{}, node{})
+	t.nodes[r] = node{bounds: bounds.aabb(), first: c}
+	if n >= b.grain {
+		left := t.handOff(c)
 		wg.Add(1)
 		go func(lb binBox, lc centroids, lazy lazyKind) {
 			defer wg.Done()
-			b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, lazy, new(binScratch), wg)
+			b.build(left, 0, lo, lo+mid, depth+1, next, lb, lc, lazy, new(binScratch), wg)
 		}(lb, lc, childLazy)
 	} else {
-		b.build(c, lo, lo+mid, leftFree, depth+1, next, lb, lc, childLazy, sc, wg)
+		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, wg)
 	}
-	b.build(c+1, lo+mid, hi, rightFree, depth+1, next, rb, rc, childLazy, sc, wg)
+	b.build(t, c+1, lo+mid, hi, depth+1, next, rb, rc, childLazy, sc, wg)
 }
 
 // sampleTarget sets how much of a large node is binned: a node of n >=
