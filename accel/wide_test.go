@@ -9,56 +9,65 @@ import (
 )
 
 // checkWide validates a wide tree against the binary tree it was derived
-// from: every wide child box contains the primitives below it, and every
-// primitive slot is reached exactly once.
+// from: every wide child box contains the primitives below it, every
+// primitive slot is reached exactly once, and a node's children come in
+// order of decreasing primitive count (the order occlusion walks visit
+// them in).
 func checkWide(wide []wideNode, prims int, box func(uint32) AABB) error {
 	seen := make([]int, prims)
-	var walk func(ref uint32, b AABB, depth int) error
-	walk = func(ref uint32, b AABB, depth int) error {
+	// walk returns the number of primitive slots under ref.
+	var walk func(ref uint32, b AABB, depth int) (int, error)
+	walk = func(ref uint32, b AABB, depth int) (int, error) {
 		if depth > maxTreeDepth {
-			return treeError("wide tree deeper than maxTreeDepth")
+			return 0, treeError("wide tree deeper than maxTreeDepth")
 		}
 		if isLeafRef(ref) {
 			lo, hi := leafRange(ref)
 			for s := lo; s < hi; s++ {
 				if int(s) >= prims {
-					return treeError("wide leaf slot out of range")
+					return 0, treeError("wide leaf slot out of range")
 				}
 				seen[s]++
 				if !b.Contains(box(s)) {
-					return treeError("wide leaf bounds do not contain a primitive")
+					return 0, treeError("wide leaf bounds do not contain a primitive")
 				}
 			}
-			return nil
+			return int(hi - lo), nil
 		}
 		if int(ref) >= len(wide) {
-			return treeError("wide child out of range")
+			return 0, treeError("wide child out of range")
 		}
 		n := &wide[ref]
 		for i := 0; i < wideWidth; i++ {
 			if (n.ref[i] != emptyRef) != (uint32(i) < n.n) {
-				return treeError("wide node's used slots are not the first n")
+				return 0, treeError("wide node's used slots are not the first n")
 			}
 		}
+		total, prev := 0, math.MaxInt
 		for i := 0; i < wideWidth; i++ {
 			cb := AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])}
 			if n.ref[i] == emptyRef {
 				if !cb.IsEmpty() {
-					return treeError("empty wide slot with a non-empty box")
+					return 0, treeError("empty wide slot with a non-empty box")
 				}
 				continue
 			}
 			if !b.Contains(cb) {
-				return treeError("wide node bounds do not contain a child")
+				return 0, treeError("wide node bounds do not contain a child")
 			}
-			if err := walk(n.ref[i], cb, depth+1); err != nil {
-				return err
+			c, err := walk(n.ref[i], cb, depth+1)
+			if err != nil {
+				return 0, err
 			}
+			if c > prev {
+				return 0, treeError("wide node's children are not in order of decreasing primitive count")
+			}
+			total, prev = total+c, c
 		}
-		return nil
+		return total, nil
 	}
 	inf := float32(math.Inf(1))
-	if err := walk(0, AABB{vec.V3(-inf, -inf, -inf), vec.V3(inf, inf, inf)}, 0); err != nil {
+	if _, err := walk(0, AABB{vec.V3(-inf, -inf, -inf), vec.V3(inf, inf, inf)}, 0); err != nil {
 		return err
 	}
 	for _, c := range seen {
