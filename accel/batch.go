@@ -55,6 +55,7 @@ const defaultBatchStackLimit = smallStack - wideWidth
 type batchWalk struct {
 	o     objectRay
 	q     nodeRay // vector slab constants (vector walks only)
+	s     slabRay // slab constants of slabTest (scalar walks, slabAsm)
 	tMin  float32
 	tMax  float32 // shrinks to each committed hit
 	h     fastHit
@@ -65,6 +66,25 @@ type batchWalk struct {
 	sp       int
 	ray      int // index of the ray in the batch
 	stack    [smallStack]stackEntry
+}
+
+// initSlabs sets up the slab-test constants of w's walks for its ray,
+// already in w.o, from tMin.
+func (w *batchWalk) initSlabs(tMin float32) {
+	if useSIMD {
+		w.q.init(&w.o.rb, tMin)
+	} else if slabAsm {
+		w.s.init(&w.o.rb, tMin)
+	}
+}
+
+// slabs is the scalar walks' node test: the mask of the children of n hit
+// over [w.tMin, tMax], their entry distances in near.
+func (w *batchWalk) slabs(n *wideNode, tMax float32, near *wideRow) uint {
+	if slabAsm {
+		return slabTest(n, &w.s, tMax, near)
+	}
+	return w.o.rb.hitWideFinite(n, w.tMin, tMax, near)
 }
 
 // IntersectBatch stores Intersect(rays[i], flags) in hits[i] and found[i]
@@ -107,9 +127,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 			}
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{0, near}, 0, i
-			if useSIMD {
-				w.q.init(&w.o.rb, r.TMin)
-			}
+			w.initSlabs(r.TMin)
 			return true
 		}
 		return false
@@ -163,9 +181,7 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 			}
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{}, 0, i
-			if useSIMD {
-				w.q.init(&w.o.rb, r.TMin)
-			}
+			w.initSlabs(r.TMin)
 			return true
 		}
 		return false
@@ -240,7 +256,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 		}
 		n := &b.wide[cur.node]
 		var near wideRow
-		if mask := w.o.rb.hitWideFinite(n, w.tMin, tm, &near); mask != 0 {
+		if mask := w.slabs(n, tm, &near); mask != 0 {
 			i0 := bits.TrailingZeros(mask)
 			m := mask & (mask - 1)
 			if m == 0 {
@@ -314,7 +330,7 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 		}
 		n := &b.wide[cur]
 		var near wideRow
-		if mask := w.o.rb.hitWideFinite(n, w.tMin, w.tMax, &near); mask != 0 {
+		if mask := w.slabs(n, w.tMax, &near); mask != 0 {
 			for m := mask & (mask - 1); m != 0; m &= m - 1 {
 				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
 				prefetchChild(b.wide, b.tris, w.stack[w.sp].node)
@@ -579,9 +595,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 		if mode == batchOccluded {
 			w.cur = stackEntry{}
 		}
-		if useSIMD {
-			w.q.init(&w.o.rb, r.TMin)
-		}
+		w.initSlabs(r.TMin)
 		l.inBLAS = true
 		return true
 	}

@@ -206,6 +206,10 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
+	var q slabRay
+	if slabAsm {
+		q.init(r, tMin)
+	}
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
 	for {
@@ -222,11 +226,15 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			lz, hz := (*wideRow)(unsafe.Add(p, nzo)), (*wideRow)(unsafe.Add(p, fzo))
 			var near wideRow
 			var mask uint
-			for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
-				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-				fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-				near[i] = nr
-				mask |= b2u(nr <= fr*robustScale) << i
+			if slabAsm {
+				mask = slabTest(n, &q, tm, &near)
+			} else {
+				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
+					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+					fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					near[i] = nr
+					mask |= b2u(nr <= fr*robustScale) << i
+				}
 			}
 			if mask != 0 {
 				i0 := bits.TrailingZeros(mask)
@@ -389,6 +397,11 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
+	var q slabRay
+	var near wideRow
+	if slabAsm {
+		q.init(r, tMin)
+	}
 	for {
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
@@ -400,10 +413,14 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			ly, hy := (*wideRow)(unsafe.Add(p, nyo)), (*wideRow)(unsafe.Add(p, fyo))
 			lz, hz := (*wideRow)(unsafe.Add(p, nzo)), (*wideRow)(unsafe.Add(p, fzo))
 			var mask uint
-			for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
-				nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-				fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-				mask |= b2u(nr <= fr*robustScale) << i
+			if slabAsm {
+				mask = slabTest(n, &q, tMax, &near)
+			} else {
+				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
+					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
+					fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					mask |= b2u(nr <= fr*robustScale) << i
+				}
 			}
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {

@@ -1,0 +1,17 @@
+package accel
+
+// slabAsm says whether slabTest is the assembly one: the scalar walks use
+// it in place of their per-child loops.
+const slabAsm = true
+
+// slabTest tests the eight children of n against the ray of q over
+// [q.tMin, tMax] with the robust slab test of rayBox.hitWideFinite, for
+// rays whose slab distances cannot be NaN (rayBox.finite), and returns
+// the mask of the children hit; near receives every child's entry
+// distance. Unused slots (empty boxes) are never hit. The entry distance
+// is max(tMin, near x, near y, near z) with MAXPS where the Go loops
+// negate a min: the two differ at most in the sign of a zero, which no
+// comparison sees, so masks and the order of equal distances agree.
+//
+//go:noescape
+func slabTest(n *wideNode, q *slabRay, tMax float32, near *wideRow) (mask uint)

@@ -1,0 +1,69 @@
+#include "textflag.h"
+
+// GROUP tests children 4*off/16 .. 4*off/16+3: their slab distances from
+// the rows at SI+off, entry distances stored at DX+off, hit bits in AX.
+#define GROUP(off) \
+	MOVUPS off(SI)(R8*1), X0 \
+	SUBPS X6, X0 \
+	MULPS X9, X0 \
+	MOVUPS off(SI)(R9*1), X1 \
+	SUBPS X6, X1 \
+	MULPS X9, X1 \
+	MOVUPS off(SI)(R10*1), X2 \
+	SUBPS X7, X2 \
+	MULPS X10, X2 \
+	MOVUPS off(SI)(R11*1), X3 \
+	SUBPS X7, X3 \
+	MULPS X10, X3 \
+	MOVUPS off(SI)(R12*1), X4 \
+	SUBPS X8, X4 \
+	MULPS X11, X4 \
+	MOVUPS off(SI)(R13*1), X5 \
+	SUBPS X8, X5 \
+	MULPS X11, X5 \
+	MAXPS X2, X0 \
+	MAXPS X4, X0 \
+	MAXPS X12, X0 \
+	MINPS X3, X1 \
+	MINPS X5, X1 \
+	MINPS X14, X1 \
+	MULPS X13, X1 \
+	MOVUPS X0, off(DX) \
+	CMPPS X1, X0, $2 \
+	MOVMSKPS X0, AX
+
+// func slabTest(n *wideNode, q *slabRay, tMax float32, near *wideRow) (mask uint)
+//
+// slabRay.test with four children per SSE register (SSE2 is part of the
+// amd64 baseline). The layout constants mirror wide.go and slab.go:
+// wideNode.b is six 32-byte rows at offset 0; slabRay holds eight 16-byte
+// broadcasts (ox, oy, oz, ix, iy, iz, tMin, robustScale) and then the six
+// row offsets (nxo, fxo, nyo, fyo, nzo, fzo). X15 (Go's zero register) is
+// left alone.
+TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
+	MOVQ   n+0(FP), SI
+	MOVQ   q+8(FP), DI
+	MOVSS  tMax+16(FP), X14
+	SHUFPS $0, X14, X14
+	MOVQ   near+24(FP), DX
+	MOVUPS 0(DI), X6    // ox
+	MOVUPS 16(DI), X7   // oy
+	MOVUPS 32(DI), X8   // oz
+	MOVUPS 48(DI), X9   // ix
+	MOVUPS 64(DI), X10  // iy
+	MOVUPS 80(DI), X11  // iz
+	MOVUPS 96(DI), X12  // tMin
+	MOVUPS 112(DI), X13 // robustScale
+	MOVQ   128(DI), R8  // nxo
+	MOVQ   136(DI), R9  // fxo
+	MOVQ   144(DI), R10 // nyo
+	MOVQ   152(DI), R11 // fyo
+	MOVQ   160(DI), R12 // nzo
+	MOVQ   168(DI), R13 // fzo
+	GROUP(0)
+	MOVQ   AX, BX
+	GROUP(16)
+	SHLQ   $4, AX
+	ORQ    BX, AX
+	MOVQ   AX, mask+32(FP)
+	RET

@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package accel
+
+// slabAsm is false where there is no assembly slab test: the scalar
+// walks keep their per-child loops.
+const slabAsm = false
+
+// slabTest is never called where slabAsm is false.
+func slabTest(n *wideNode, q *slabRay, tMax float32, near *wideRow) (mask uint) {
+	panic("accel: no assembly slab test on this architecture")
+}
