@@ -267,7 +267,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 					a, c = c, a
 				}
 				w.stack[sp] = c
-				prefetchChild(b.wide, b.tris, c.node)
+				prefetchChild(b.wide, b.leafLines(), c.node)
 				sp++
 				cur = a
 			} else {
@@ -275,11 +275,11 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 				sp = pushSorted(n, mask, &near, w.stack[:], sp) - 1
 				cur = w.stack[sp]
 				for j := base; j < sp; j++ {
-					prefetchChild(b.wide, b.tris, w.stack[j].node)
+					prefetchChild(b.wide, b.leafLines(), w.stack[j].node)
 				}
 			}
 			if cur.near <= tm {
-				prefetchChild(b.wide, b.tris, cur.node)
+				prefetchChild(b.wide, b.leafLines(), cur.node)
 				w.cur, w.sp = cur, sp
 				return true
 			}
@@ -287,8 +287,18 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 		}
 	} else {
 		lo, hi := leafRange(cur.node)
-		for s := lo; s < hi; s++ {
-			t, u, v, front, ok := w.o.tri().intersect(&b.tris[s], w.tMin, tm)
+		var lh leafHits
+		cand, edge := b.leafScan(&w.o, lo, hi, w.tMin, tm, &lh)
+		for m := cand; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros(m)
+			s := lo + uint32(k)
+			var t, u, v float32
+			var front, ok bool
+			if edge&(1<<k) != 0 {
+				t, u, v, front, ok = w.o.tri().intersect(&b.tris[s], w.tMin, tm)
+			} else {
+				t, u, v, front, ok = lh.hit(k, w.tMin, tm)
+			}
 			if !ok {
 				continue
 			}
@@ -333,17 +343,23 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 		if mask := w.slabs(n, w.tMax, &near); mask != 0 {
 			for m := mask & (mask - 1); m != 0; m &= m - 1 {
 				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
-				prefetchChild(b.wide, b.tris, w.stack[w.sp].node)
+				prefetchChild(b.wide, b.leafLines(), w.stack[w.sp].node)
 				w.sp++
 			}
 			w.cur.node = n.ref[bits.TrailingZeros(mask)&wideMask]
-			prefetchChild(b.wide, b.tris, w.cur.node)
+			prefetchChild(b.wide, b.leafLines(), w.cur.node)
 			return true
 		}
 	} else {
 		lo, hi := leafRange(cur)
-		for s := lo; s < hi; s++ {
-			if _, _, _, _, ok := w.o.tri().intersect(&b.tris[s], w.tMin, w.tMax); ok {
+		var lh leafHits
+		cand, edge := b.leafScan(&w.o, lo, hi, w.tMin, w.tMax, &lh)
+		if cand&^edge != 0 {
+			w.found = true
+			return false
+		}
+		for m := edge; m != 0; m &= m - 1 {
+			if _, _, _, _, ok := w.o.tri().intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
 				w.found = true
 				return false
 			}

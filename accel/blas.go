@@ -22,7 +22,7 @@ type BLAS struct {
 	wide  []wideNode // 8-wide BVH derived from nodes by widen: what traversal walks
 	// Per leaf slot, in traversal order:
 	tris      []triVerts // triangle BLAS: object-space vertices, original vertex order
-	rows      []float32  // tris per leaf as rows for the vector leaf test (leafRows), or nil
+	rows      []float32  // tris per leaf as rows for the whole-leaf tests (leafRows), or nil
 	boxes     []AABB     // procedural BLAS
 	primGeom  []uint32   // geometry index
 	primIndex []uint32   // primitive index within the geometry

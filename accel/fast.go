@@ -197,6 +197,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	sp := st.sp
 	found := st.found
 	wide, tris := b.wide, b.tris
+	leaves := b.leafLines()
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
@@ -210,6 +211,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	if slabAsm {
 		q.init(r, tMin)
 	}
+	var lh leafHits
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
 	for {
@@ -247,7 +249,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 						a, c = c, a
 					}
 					stack[sp] = c
-					prefetchChild(wide, tris, c.node)
+					prefetchChild(wide, leaves, c.node)
 					sp++
 					cur = a
 				} else {
@@ -255,7 +257,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 					sp = pushSorted(n, mask, &near, stack, sp) - 1
 					cur = stack[sp]
 					for j := base; j < sp; j++ {
-						prefetchChild(wide, tris, stack[j].node)
+						prefetchChild(wide, leaves, stack[j].node)
 					}
 				}
 				if cur.near <= tm {
@@ -264,8 +266,17 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			}
 		} else {
 			lo, hi := leafRange(cur.node)
-			for s := lo; s < hi; s++ {
-				t, u, v, front, ok := o.tri().intersect(&tris[s], tMin, tm)
+			cand, edge := b.leafScan(o, lo, hi, tMin, tm, &lh)
+			for m := cand; m != 0; m &= m - 1 {
+				k := bits.TrailingZeros(m)
+				s := lo + uint32(k)
+				var t, u, v float32
+				var front, ok bool
+				if edge&(1<<k) != 0 {
+					t, u, v, front, ok = o.tri().intersect(&tris[s], tMin, tm)
+				} else {
+					t, u, v, front, ok = lh.hit(k, tMin, tm)
+				}
 				if !ok {
 					continue
 				}
@@ -293,6 +304,20 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			}
 		}
 	}
+}
+
+// leafScan runs the leaf test of the scalar walks on the triangles of
+// slots [lo, hi) over (tMin, tMax): the candidates that may hit and among
+// them the edge cases, which intersect decides, as leafCandidates returns
+// them; the others' answers are in lh (leafHits.hit). Without the
+// assembly leaf test every triangle is an edge case, so that the walks
+// call intersect on each.
+func (b *BLAS) leafScan(o *objectRay, lo, hi uint32, tMin, tMax float32, lh *leafHits) (cand, edge uint) {
+	if leafAsm && b.rows != nil {
+		return leafTest(o.tri(), unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
+	}
+	all := uint(1)<<(hi-lo) - 1
+	return all, all
 }
 
 // walkRay sets o up for r and walks the BLAS for its closest hit (first
@@ -389,6 +414,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	sp := 0
 	cur := uint32(0)
 	wide, tris := b.wide, b.tris
+	leaves := b.leafLines()
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
@@ -425,7 +451,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; m &= m - 1 {
 					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
-					prefetchChild(wide, tris, stack[sp])
+					prefetchChild(wide, leaves, stack[sp])
 					sp++
 				}
 				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
@@ -433,8 +459,13 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			}
 		} else {
 			lo, hi := leafRange(cur)
-			for s := lo; s < hi; s++ {
-				if _, _, _, _, ok := o.tri().intersect(&tris[s], tMin, tMax); ok {
+			var lh leafHits
+			cand, edge := b.leafScan(o, lo, hi, tMin, tMax, &lh)
+			if cand&^edge != 0 {
+				return true, true // a triangle off the edge cases hits over (tMin, tMax)
+			}
+			for m := edge; m != 0; m &= m - 1 {
+				if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
 					return true, true
 				}
 			}

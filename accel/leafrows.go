@@ -1,7 +1,8 @@
 package accel
 
 // leafRows lays the triangles of every leaf out as structure-of-arrays
-// rows for the vector leaf test (leafCandidates, GOEXPERIMENT=simd): the
+// rows for the leaf tests that take a whole leaf at once (leafCandidates
+// with GOEXPERIMENT=simd, the assembly leafTest of the scalar walks): the
 // leaf with slots [first, first+n) owns rows[9*first : 9*(first+n)], row
 // 3*vertex+axis holding that component of that vertex for its n
 // triangles, so one load fetches a component for a whole leaf (at most
@@ -10,10 +11,11 @@ package accel
 // floats of padding at the end let a load read past the last leaf (the
 // extra lanes are masked off).
 //
-// Only builds with the vector walks keep rows (simdAvailable); others get
-// nil.
+// BLASes keep rows where a walk tests leaves from them: the vector walks
+// (simdAvailable) and, on amd64, the scalar walks' assembly leaf test
+// (leafAsm); elsewhere rows are nil.
 func leafRows(nodes []node, tris []triVerts) []float32 {
-	if !simdAvailable || len(tris) == 0 {
+	if !(simdAvailable || leafAsm) || len(tris) == 0 {
 		return nil
 	}
 	rows := make([]float32, 9*len(tris)+8)
@@ -36,4 +38,24 @@ func leafRows(nodes []node, tris []triVerts) []float32 {
 		}
 	})
 	return rows
+}
+
+// leafHits holds, per triangle of a leaf test, the values the float32 path
+// of intersect ends with.
+type leafHits struct {
+	t, ev, ew, det [8]float32
+}
+
+// hit returns intersect's answer for triangle k of the leaf test that
+// filled h, over (tMin, tMax), when none of its edge functions is zero
+// (those take intersect's exact path): the same operations on the same
+// values.
+func (h *leafHits) hit(k int, tMin, tMax float32) (t, u, v float32, front, ok bool) {
+	t = h.t[k&7]
+	if !(t > tMin && t < tMax) {
+		return 0, 0, 0, false, false
+	}
+	det := h.det[k&7]
+	inv := 1 / det
+	return t, h.ev[k&7] * inv, h.ew[k&7] * inv, det > 0, true
 }

@@ -21,9 +21,19 @@ import "unsafe"
 
 // prefetchChild prefetches what the walk will read when it visits ref, a
 // child reference of a node of wide: all four cache lines of an inner node, or
-// every line holding a leaf's triangles in tris.
-func prefetchChild(wide []wideNode, tris []triVerts, ref uint32) {
-	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), unsafe.Pointer(unsafe.SliceData(tris)), ref)
+// every line holding a leaf's triangles from leaves (BLAS.leafLines).
+func prefetchChild(wide []wideNode, leaves unsafe.Pointer, ref uint32) {
+	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), leaves, ref)
+}
+
+// leafLines returns what the scalar walks read a leaf's triangles from,
+// for prefetchChild: the leaf rows when they test leaves from them
+// (leafAsm), else tris. Both take 36 bytes per triangle slot.
+func (b *BLAS) leafLines() unsafe.Pointer {
+	if leafAsm && b.rows != nil {
+		return unsafe.Pointer(unsafe.SliceData(b.rows))
+	}
+	return unsafe.Pointer(unsafe.SliceData(b.tris))
 }
 
 // prefetchChildRows is prefetchChild for the vector walks, which read a

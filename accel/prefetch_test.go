@@ -17,7 +17,7 @@ func TestPrefetchChildRefs(t *testing.T) {
 			if isLeafRef(n.ref[j]) {
 				leaves++
 			}
-			prefetchChild(b.wide, b.tris, n.ref[j])
+			prefetchChild(b.wide, b.leafLines(), n.ref[j])
 		}
 	}
 	if leaves == 0 {

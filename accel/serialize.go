@@ -25,9 +25,9 @@ import (
 //	            uint32 format version, then 12 zero bytes
 //	40     8    SerializedSizeInBytesIncludingHeader (= len(data))
 //	48     8    DeserializedSizeInBytes (PostBuildInfo().CompactedSize of
-//	            the source without the vector walks' leaf rows, which only
-//	            some processes keep, so that the bytes do not depend on
-//	            the build or CPU; informational)
+//	            the source without the leaf rows, which only some
+//	            architectures, builds and CPUs keep, so that the bytes do
+//	            not depend on them; informational)
 //	56     8    NumBottomLevelAccelerationStructurePointersAfterHeader (N)
 //	64     8*N  bottom-level "pointers": written as 0..N-1; on
 //	            deserialization the caller passes the structures instead

@@ -41,26 +41,6 @@ func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uin
 	return mask
 }
 
-// leafHits holds, per triangle of a leaf test, the values the float32 path
-// of intersect ends with.
-type leafHits struct {
-	t, ev, ew, det [8]float32
-}
-
-// hit returns intersect's answer for triangle k of the leaf test that
-// filled h, over (tMin, tMax), when none of its edge functions is zero
-// (those take intersect's exact path): the same operations on the same
-// values.
-func (h *leafHits) hit(k int, tMin, tMax float32) (t, u, v float32, front, ok bool) {
-	t = h.t[k&7]
-	if !(t > tMin && t < tMax) {
-		return 0, 0, 0, false, false
-	}
-	det := h.det[k&7]
-	inv := 1 / det
-	return t, h.ev[k&7] * inv, h.ew[k&7] * inv, det > 0, true
-}
-
 // leafCandidates runs the float32 part of the watertight test
 // (watertightRay.intersect) on all triangles of the leaf with slots
 // [first, first+n) at once, from their rows (leafRows). It returns a bit
