@@ -165,6 +165,13 @@ func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask u
 		if useSIMD {
 			return r.hitWideSIMD(n, tMin, tMax, near)
 		}
+		if slabAsm {
+			// Setting the broadcasts up for one node costs less than the
+			// Go loop's eight children.
+			var q slabRay
+			q.init(r, tMin)
+			return slabTest(n, &q, tMax, near)
+		}
 		return r.hitWideFinite(n, tMin, tMax, near)
 	}
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
