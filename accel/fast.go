@@ -145,11 +145,11 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 }
 
 // walkFinite is walk for rays whose slab distances cannot be NaN
-// (rayBox.finite), with the slab test of hitWideFinite and the ordering of
-// pushChildren written into the loop. It visits the same nodes in the same
-// order: the nearest hit child, which pushChildren would push last and walk
-// would pop at once, is continued with directly, under the same e.near >
-// tMax check.
+// (rayBox.finite), with the slab test of hitWideFinite (slabTest on amd64)
+// and the ordering of pushChildren written into the loop, and leaves tested
+// by leafScan. It visits the same nodes in the same order: the nearest
+// hit child, which pushChildren would push last and walk would pop at once,
+// is continued with directly, under the same e.near > tMax check.
 //
 // It starts on a small stack, which Go zeroes at every call for less than
 // the full one; a walk that outgrows it goes on in walkFiniteDeep.
@@ -385,7 +385,8 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 }
 
 // occludesFinite is occludes for rays whose slab distances cannot be NaN,
-// with the slab test of hitWideFinite written into the loop.
+// with the slab test of hitWideFinite (slabTest on amd64) written into the
+// loop.
 //
 // It walks on a small stack, which Go zeroes at every call for less than
 // the full one; a walk that would outgrow it starts over on the full one
