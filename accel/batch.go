@@ -55,7 +55,6 @@ const defaultBatchStackLimit = smallStack - wideWidth
 type batchWalk struct {
 	o     objectRay
 	q     nodeRay // vector slab constants (vector walks only)
-	s     slabRay // slab constants of slabTest (scalar walks, slabAsm)
 	tMin  float32
 	tMax  float32 // shrinks to each committed hit
 	h     fastHit
@@ -68,21 +67,11 @@ type batchWalk struct {
 	stack    [smallStack]stackEntry
 }
 
-// initSlabs sets up the slab-test constants of w's walks for its ray,
-// already in w.o, from tMin.
-func (w *batchWalk) initSlabs(tMin float32) {
-	if useSIMD {
-		w.q.init(&w.o.rb, tMin)
-	} else if slabAsm {
-		w.s.init(&w.o.rb, tMin)
-	}
-}
-
 // slabs is the scalar walks' node test: the mask of the children of n hit
 // over [w.tMin, tMax], their entry distances in near.
 func (w *batchWalk) slabs(n *wideNode, tMax float32, near *wideRow) uint {
 	if slabAsm {
-		return slabTest(n, &w.s, tMax, near)
+		return slabTest(n, &w.o.rb.slab, w.tMin, tMax, near)
 	}
 	return w.o.rb.hitWideFinite(n, w.tMin, tMax, near)
 }
@@ -127,7 +116,9 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 			}
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{0, near}, 0, i
-			w.initSlabs(r.TMin)
+			if useSIMD {
+				w.q.init(&w.o.rb, r.TMin)
+			}
 			return true
 		}
 		return false
@@ -181,7 +172,9 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 			}
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{}, 0, i
-			w.initSlabs(r.TMin)
+			if useSIMD {
+				w.q.init(&w.o.rb, r.TMin)
+			}
 			return true
 		}
 		return false
@@ -611,7 +604,9 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 		if mode == batchOccluded {
 			w.cur = stackEntry{}
 		}
-		w.initSlabs(r.TMin)
+		if useSIMD {
+			w.q.init(&w.o.rb, r.TMin)
+		}
 		l.inBLAS = true
 		return true
 	}

@@ -207,10 +207,6 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
-	var q slabRay
-	if slabAsm {
-		q.init(r, tMin)
-	}
 	var lh leafHits
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
@@ -229,7 +225,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			var near wideRow
 			var mask uint
 			if slabAsm {
-				mask = slabTest(n, &q, tm, &near)
+				mask = slabTest(n, &r.slab, tMin, tm, &near)
 			} else {
 				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
@@ -424,11 +420,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
-	var q slabRay
 	var near wideRow
-	if slabAsm {
-		q.init(r, tMin)
-	}
 	for {
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
@@ -441,7 +433,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			lz, hz := (*wideRow)(unsafe.Add(p, nzo)), (*wideRow)(unsafe.Add(p, fzo))
 			var mask uint
 			if slabAsm {
-				mask = slabTest(n, &q, tMax, &near)
+				mask = slabTest(n, &r.slab, tMin, tMax, &near)
 			} else {
 				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))

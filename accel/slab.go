@@ -4,18 +4,20 @@ import "unsafe"
 
 // slabRay is a ray's slab-test constants for slabTest: each broadcast to
 // four lanes, and the byte offsets in wideNode.b of the rows that hold
-// each axis' near and far planes for the ray's direction signs.
+// each axis' near and far planes for the ray's direction signs. Every
+// rayBox sets its own up where slabAsm holds (rayBox.setup), so that the
+// walks and the general traversal share one per ray (or instance).
 type slabRay struct {
-	ox, oy, oz, ix, iy, iz, tMin, robust [4]float32
-	nxo, fxo, nyo, fyo, nzo, fzo         uintptr
+	ox, oy, oz, ix, iy, iz, robust [4]float32
+	nxo, fxo, nyo, fyo, nzo, fzo   uintptr
 }
 
-// init sets q up for r and tMin.
-func (q *slabRay) init(r *rayBox, tMin float32) {
+// init sets q up for r.
+func (q *slabRay) init(r *rayBox) {
 	bc := func(x float32) [4]float32 { return [4]float32{x, x, x, x} }
 	q.ox, q.oy, q.oz = bc(r.org.X), bc(r.org.Y), bc(r.org.Z)
 	q.ix, q.iy, q.iz = bc(r.inv.X), bc(r.inv.Y), bc(r.inv.Z)
-	q.tMin, q.robust = bc(tMin), bc(robustScale)
+	q.robust = bc(robustScale)
 	const row = unsafe.Sizeof(wideRow{})
 	q.nxo, q.fxo = uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	q.nyo, q.fyo = uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
@@ -24,7 +26,7 @@ func (q *slabRay) init(r *rayBox, tMin float32) {
 
 // The assembly hard-codes the layout: these fail to compile if it changes.
 var (
-	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.nxo)-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.nxo)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.b)]
 	_ = [1]struct{}{}[unsafe.Sizeof(wideRow{})-32]
 )

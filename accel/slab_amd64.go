@@ -5,7 +5,7 @@ package accel
 const slabAsm = true
 
 // slabTest tests the eight children of n against the ray of q over
-// [q.tMin, tMax] with the robust slab test of rayBox.hitWideFinite, for
+// [tMin, tMax] with the robust slab test of rayBox.hitWideFinite, for
 // rays whose slab distances cannot be NaN (rayBox.finite), and returns
 // the mask of the children hit; near receives every child's entry
 // distance. Unused slots (empty boxes) are never hit. The entry distance
@@ -14,4 +14,4 @@ const slabAsm = true
 // comparison sees, so masks and the order of equal distances agree.
 //
 //go:noescape
-func slabTest(n *wideNode, q *slabRay, tMax float32, near *wideRow) (mask uint)
+func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)

@@ -32,18 +32,20 @@
 	CMPPS X1, X0, $2 \
 	MOVMSKPS X0, AX
 
-// func slabTest(n *wideNode, q *slabRay, tMax float32, near *wideRow) (mask uint)
+// func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
 //
 // slabRay.test with four children per SSE register (SSE2 is part of the
 // amd64 baseline). The layout constants mirror wide.go and slab.go:
-// wideNode.b is six 32-byte rows at offset 0; slabRay holds eight 16-byte
-// broadcasts (ox, oy, oz, ix, iy, iz, tMin, robustScale) and then the six
-// row offsets (nxo, fxo, nyo, fyo, nzo, fzo). X15 (Go's zero register) is
+// wideNode.b is six 32-byte rows at offset 0; slabRay holds seven 16-byte
+// broadcasts (ox, oy, oz, ix, iy, iz, robustScale) and then the six row
+// offsets (nxo, fxo, nyo, fyo, nzo, fzo). X15 (Go's zero register) is
 // left alone.
 TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVQ   n+0(FP), SI
 	MOVQ   q+8(FP), DI
-	MOVSS  tMax+16(FP), X14
+	MOVSS  tMin+16(FP), X12
+	SHUFPS $0, X12, X12
+	MOVSS  tMax+20(FP), X14
 	SHUFPS $0, X14, X14
 	MOVQ   near+24(FP), DX
 	MOVUPS 0(DI), X6    // ox
@@ -52,14 +54,13 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVUPS 48(DI), X9   // ix
 	MOVUPS 64(DI), X10  // iy
 	MOVUPS 80(DI), X11  // iz
-	MOVUPS 96(DI), X12  // tMin
-	MOVUPS 112(DI), X13 // robustScale
-	MOVQ   128(DI), R8  // nxo
-	MOVQ   136(DI), R9  // fxo
-	MOVQ   144(DI), R10 // nyo
-	MOVQ   152(DI), R11 // fyo
-	MOVQ   160(DI), R12 // nzo
-	MOVQ   168(DI), R13 // fzo
+	MOVUPS 96(DI), X13  // robustScale
+	MOVQ   112(DI), R8  // nxo
+	MOVQ   120(DI), R9  // fxo
+	MOVQ   128(DI), R10 // nyo
+	MOVQ   136(DI), R11 // fyo
+	MOVQ   144(DI), R12 // nzo
+	MOVQ   152(DI), R13 // fzo
 	GROUP(0)
 	MOVQ   AX, BX
 	GROUP(16)

@@ -7,6 +7,6 @@ package accel
 const slabAsm = false
 
 // slabTest is never called where slabAsm is false.
-func slabTest(n *wideNode, q *slabRay, tMax float32, near *wideRow) (mask uint) {
+func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint) {
 	panic("accel: no assembly slab test on this architecture")
 }

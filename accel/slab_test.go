@@ -64,9 +64,8 @@ func TestSlabTestMatchesScalarLoop(t *testing.T) {
 		}
 		var wantNear, gotNear wideRow
 		want := r.hitWideFinite(&n, tMin, tMax, &wantNear)
-		var q slabRay
-		q.init(&r, tMin)
-		got := slabTest(&n, &q, tMax, &gotNear)
+		r.slab.init(&r) // rayBox.setup leaves it to the vector walks' builds
+		got := slabTest(&n, &r.slab, tMin, tMax, &gotNear)
 		if got != want {
 			t.Fatalf("iteration %d: mask %08b, want %08b (ray %+v, tMin %g, tMax %g, node %+v)", iter, got, want, r, tMin, tMax, n.b)
 		}

@@ -136,6 +136,8 @@ type rayBox struct {
 	// Rows of wideNode.b holding the near plane of each axis (the far plane
 	// is the other row of the pair).
 	nearX, nearY, nearZ int
+	// slab holds the constants of the assembly slab test (slabAsm).
+	slab slabRay
 }
 
 func (r *rayBox) setup(o, d vec.Vec3) {
@@ -155,6 +157,9 @@ func (r *rayBox) setup(o, d vec.Vec3) {
 	fin := func(x float32) bool { return abs32(x) <= math.MaxFloat32 }
 	r.finite = fin(o.X) && fin(o.Y) && fin(o.Z) && fin(r.inv.X) && fin(r.inv.Y) && fin(r.inv.Z) &&
 		r.inv.X != 0 && r.inv.Y != 0 && r.inv.Z != 0
+	if slabAsm && !useSIMD && r.finite {
+		r.slab.init(r)
+	}
 }
 
 // robustScale widens the far distance of every slab test by 1+2*gamma(3),

@@ -166,11 +166,7 @@ func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask u
 			return r.hitWideSIMD(n, tMin, tMax, near)
 		}
 		if slabAsm {
-			// Setting the broadcasts up for one node costs less than the
-			// Go loop's eight children.
-			var q slabRay
-			q.init(r, tMin)
-			return slabTest(n, &q, tMax, near)
+			return slabTest(n, &r.slab, tMin, tMax, near)
 		}
 		return r.hitWideFinite(n, tMin, tMax, near)
 	}
