@@ -281,7 +281,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 	} else {
 		lo, hi := leafRange(cur.node)
 		var lh leafHits
-		cand, edge := b.leafScan(&w.o, lo, hi, w.tMin, tm, &lh)
+		cand, edge := b.leafScan(w.o.tri(), lo, hi, w.tMin, tm, &lh)
 		for m := cand; m != 0; m &= m - 1 {
 			k := bits.TrailingZeros(m)
 			s := lo + uint32(k)
@@ -346,7 +346,7 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 	} else {
 		lo, hi := leafRange(cur)
 		var lh leafHits
-		cand, edge := b.leafScan(&w.o, lo, hi, w.tMin, w.tMax, &lh)
+		cand, edge := b.leafScan(w.o.tri(), lo, hi, w.tMin, w.tMax, &lh)
 		if cand&^edge != 0 {
 			w.found = true
 			return false

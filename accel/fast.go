@@ -262,7 +262,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			}
 		} else {
 			lo, hi := leafRange(cur.node)
-			cand, edge := b.leafScan(o, lo, hi, tMin, tm, &lh)
+			cand, edge := b.leafScan(o.tri(), lo, hi, tMin, tm, &lh)
 			for m := cand; m != 0; m &= m - 1 {
 				k := bits.TrailingZeros(m)
 				s := lo + uint32(k)
@@ -302,15 +302,21 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	}
 }
 
-// leafScan runs the leaf test of the scalar walks on the triangles of
-// slots [lo, hi) over (tMin, tMax): the candidates that may hit and among
-// them the edge cases, which intersect decides, as leafCandidates returns
-// them; the others' answers are in lh (leafHits.hit). Without the
-// assembly leaf test every triangle is an edge case, so that the walks
-// call intersect on each.
-func (b *BLAS) leafScan(o *objectRay, lo, hi uint32, tMin, tMax float32, lh *leafHits) (cand, edge uint) {
-	if leafAsm && b.rows != nil {
-		return leafTest(o.tri(), unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
+// leafScan runs a whole-leaf test on the triangles of slots [lo, hi)
+// over (tMin, tMax) for the ray of w: the candidates that may hit and
+// among them the edge cases, which intersect decides, as leafCandidates
+// returns them; the others' answers are in lh (leafHits.hit). It takes the
+// vector test where the vector walks run, else the assembly one (leafAsm);
+// without either (or rows) every triangle is an edge case, so that the
+// callers run intersect on each.
+func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh *leafHits) (cand, edge uint) {
+	if b.rows != nil {
+		if useSIMD {
+			return w.leafCandidates(b.rows, lo, hi-lo, tMin, tMax, lh)
+		}
+		if leafAsm {
+			return leafTest(w, unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
+		}
 	}
 	all := uint(1)<<(hi-lo) - 1
 	return all, all
@@ -453,7 +459,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 		} else {
 			lo, hi := leafRange(cur)
 			var lh leafHits
-			cand, edge := b.leafScan(o, lo, hi, tMin, tMax, &lh)
+			cand, edge := b.leafScan(o.tri(), lo, hi, tMin, tMax, &lh)
 			if cand&^edge != 0 {
 				return true, true // a triangle off the edge cases hits over (tMin, tMax)
 			}

@@ -235,6 +235,12 @@ type Traversal struct {
 	blasBase int // stack height when the current instance was entered; -1 at top level
 
 	leafPos, leafEnd uint32
+	// The current triangle leaf's whole-leaf test (BLAS.leafScan), run
+	// when the leaf is reached: slots off its candidates cannot hit, as
+	// TMax only shrinks; the others finish from leafHits or intersect.
+	leafFirst          uint32
+	leafCand, leafEdge uint
+	leafHits           leafHits
 
 	tMax      float32
 	done      bool
@@ -321,6 +327,9 @@ func (tr *Traversal) Next() bool {
 		for tr.leafPos < tr.leafEnd {
 			slot := tr.leafPos
 			tr.leafPos++
+			if tr.leafCand&(1<<(slot-tr.leafFirst)) == 0 {
+				continue
+			}
 			if tr.testPrimitive(slot) {
 				return true
 			}
@@ -355,6 +364,11 @@ func (tr *Traversal) descend() bool {
 		if tr.blasBase >= 0 {
 			if isLeafRef(e.node) {
 				tr.leafPos, tr.leafEnd = leafRange(e.node)
+				tr.leafFirst = tr.leafPos
+				tr.leafCand, tr.leafEdge = 1<<(tr.leafEnd-tr.leafPos)-1, 1<<(tr.leafEnd-tr.leafPos)-1
+				if tr.blas.typ == GeometryTriangles && tr.object.finite {
+					tr.leafCand, tr.leafEdge = tr.blas.leafScan(&tr.wt, tr.leafPos, tr.leafEnd, tr.ray.TMin, tr.tMax, &tr.leafHits)
+				}
 				return true
 			}
 			tr.sp = tr.object.pushChildren(&tr.blas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
@@ -418,7 +432,13 @@ func (tr *Traversal) testPrimitive(slot uint32) bool {
 		tr.setCandidate(KindProcedural, slot, g, near, 0, 0, false, op)
 		return true
 	}
-	t, u, v, front, ok := tr.wt.intersect(&b.tris[slot], tr.ray.TMin, tr.tMax)
+	var t, u, v float32
+	var front, ok bool
+	if k := int(slot - tr.leafFirst); tr.leafEdge&(1<<k) != 0 {
+		t, u, v, front, ok = tr.wt.intersect(&b.tris[slot], tr.ray.TMin, tr.tMax)
+	} else {
+		t, u, v, front, ok = tr.leafHits.hit(k, tr.ray.TMin, tr.tMax)
+	}
 	if !ok {
 		return false
 	}

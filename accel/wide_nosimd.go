@@ -30,3 +30,7 @@ func (q *nodeRay) init(r *rayBox, tMin float32) {}
 func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool { panic("unreachable") }
 
 func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool { panic("unreachable") }
+
+func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tMax float32, out *leafHits) (cand, edge uint) {
+	panic("unreachable")
+}
