@@ -27,6 +27,13 @@
 // deterministic: the same inputs give the same hits in the same order, for
 // any GOMAXPROCS.
 //
+// Traversal walks an 8-wide tree collapsed from the binary SAH tree. The
+// default walks are scalar Go, except on amd64, where small SSE assembly
+// kernels test a node's eight children and a leaf's triangles four at a
+// time (slab_amd64.s, leaftest_amd64.s); a build with GOEXPERIMENT=simd
+// uses simd/archsimd walks instead (VectorWalks). Every variant answers bit
+// for bit as the Go loops it replaces.
+//
 // The package knows nothing about shaders.
 package accel
 
