@@ -1,7 +1,6 @@
 package accel
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -69,7 +68,9 @@ func leafRange(ref uint32) (first, end uint32) {
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
 func widen(nodes []node) []wideNode {
-	out := make([]wideNode, 0, len(nodes)/3+1)
+	// Builds give 0.11 to 0.19 wide nodes per binary node; a reserve of a
+	// fifth rarely grows.
+	out := make([]wideNode, 0, len(nodes)/5+1)
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
 		var w wideNode
@@ -84,17 +85,24 @@ func widen(nodes []node) []wideNode {
 	// number of primitives under it.
 	var rec func(bin uint32) (uint32, uint32)
 	rec = func(bin uint32) (idx, total uint32) {
+		// kids are the children taken so far, area their surface areas
+		// (-1 for leaves, which are never opened).
 		var kids [wideWidth]uint32
+		var area [wideWidth]float32
+		openable := func(c uint32) float32 {
+			if nodes[c].isLeaf() {
+				return -1
+			}
+			return nodes[c].bounds.HalfArea()
+		}
 		nk := 2
 		kids[0], kids[1] = nodes[bin].first, nodes[bin].first+1
+		area[0], area[1] = openable(kids[0]), openable(kids[1])
 		for nk < wideWidth {
 			best, bestArea := -1, float32(-1)
 			for i := 0; i < nk; i++ {
-				c := &nodes[kids[i]]
-				if !c.isLeaf() {
-					if a := c.bounds.HalfArea(); a > bestArea {
-						best, bestArea = i, a
-					}
+				if area[i] > bestArea {
+					best, bestArea = i, area[i]
 				}
 			}
 			if best < 0 {
@@ -102,7 +110,9 @@ func widen(nodes []node) []wideNode {
 			}
 			c := nodes[kids[best]].first
 			copy(kids[best+2:nk+1], kids[best+1:nk])
+			copy(area[best+2:nk+1], area[best+1:nk])
 			kids[best], kids[best+1] = c, c+1
+			area[best], area[best+1] = openable(c), openable(c+1)
 			nk++
 		}
 		idx = uint32(len(out))
@@ -120,12 +130,17 @@ func widen(nodes []node) []wideNode {
 			}
 			total += prims[i]
 		}
-		// Slots in order of decreasing primitive count (see widen).
+		// Slots in order of decreasing primitive count (see widen): a
+		// stable insertion sort, as there are at most eight.
 		var slot [wideWidth]int
-		for i := range slot {
-			slot[i] = i
+		for i := 0; i < nk; i++ {
+			j := i
+			for j > 0 && prims[slot[j-1]] < prims[i] {
+				slot[j] = slot[j-1]
+				j--
+			}
+			slot[j] = i
 		}
-		slices.SortStableFunc(slot[:nk], func(a, b int) int { return cmp.Compare(prims[b], prims[a]) })
 		w := &out[idx]
 		w.clear()
 		for i, k := range slot[:nk] {
