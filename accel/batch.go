@@ -67,15 +67,6 @@ type batchWalk struct {
 	stack    [smallStack]stackEntry
 }
 
-// slabs is the scalar walks' node test: the mask of the children of n hit
-// over [w.tMin, tMax], their entry distances in near.
-func (w *batchWalk) slabs(n *wideNode, tMax float32, near *wideRow) uint {
-	if slabAsm {
-		return slabTest(n, &w.o.rb.slab, w.tMin, tMax, near)
-	}
-	return w.o.rb.hitWideFinite(n, w.tMin, tMax, near)
-}
-
 // IntersectBatch stores Intersect(rays[i], flags) in hits[i] and found[i]
 // for every ray. hits and found must be at least as long as rays (else an
 // *InputError, and nothing is traced).
@@ -249,7 +240,7 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 		}
 		n := &b.wide[cur.node]
 		var near wideRow
-		if mask := w.slabs(n, tm, &near); mask != 0 {
+		if mask := w.o.rb.hitWide(n, w.tMin, tm, &near); mask != 0 {
 			i0 := bits.TrailingZeros(mask)
 			m := mask & (mask - 1)
 			if m == 0 {
@@ -333,7 +324,7 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 		}
 		n := &b.wide[cur]
 		var near wideRow
-		if mask := w.slabs(n, w.tMax, &near); mask != 0 {
+		if mask := w.o.rb.hitWide(n, w.tMin, w.tMax, &near); mask != 0 {
 			for m := mask & (mask - 1); m != 0; m &= m - 1 {
 				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
 				prefetchChild(b.wide, b.leafLines(), w.stack[w.sp].node)
