@@ -12,12 +12,12 @@ type slabRay struct {
 	nxo, fxo, nyo, fyo, nzo, fzo   uintptr
 }
 
-// init sets q up for r.
+// init sets q up for r. The broadcasts are written with 16-byte stores
+// (slabBroadcast): slabTest reads each with one 16-byte load, which the
+// processor cannot forward from four 4-byte stores still in flight, and
+// such a stall on every ray cost more than the first node test.
 func (q *slabRay) init(r *rayBox) {
-	bc := func(x float32) [4]float32 { return [4]float32{x, x, x, x} }
-	q.ox, q.oy, q.oz = bc(r.org.X), bc(r.org.Y), bc(r.org.Z)
-	q.ix, q.iy, q.iz = bc(r.inv.X), bc(r.inv.Y), bc(r.inv.Z)
-	q.robust = bc(robustScale)
+	slabBroadcast(q, &r.org, &r.inv, robustScale)
 	const row = unsafe.Sizeof(wideRow{})
 	q.nxo, q.fxo = uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	q.nyo, q.fyo = uintptr(r.nearY)*row, uintptr(r.nearY^1)*row

@@ -1,5 +1,7 @@
 package accel
 
+import "github.com/raypipe/raypipe/vec"
+
 // slabAsm says whether slabTest is the assembly one: the scalar walks use
 // it in place of their per-child loops.
 const slabAsm = true
@@ -15,3 +17,9 @@ const slabAsm = true
 //
 //go:noescape
 func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
+
+// slabBroadcast sets q's broadcasts (ox, oy, oz, ix, iy, iz, robust) to
+// the components of org and inv and to robust.
+//
+//go:noescape
+func slabBroadcast(q *slabRay, org, inv *vec.Vec3, robust float32)

@@ -68,3 +68,25 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	ORQ    BX, AX
 	MOVQ   AX, mask+32(FP)
 	RET
+
+// BCAST stores the float at off(SI) in all four lanes of to(DI).
+#define BCAST(off, to) \
+	MOVSS  off(SI), X0 \
+	SHUFPS $0, X0, X0 \
+	MOVUPS X0, to(DI)
+
+// func slabBroadcast(q *slabRay, org, inv *vec.Vec3, robust float32)
+TEXT ·slabBroadcast(SB), NOSPLIT|NOFRAME, $0-28
+	MOVQ q+0(FP), DI
+	MOVQ org+8(FP), SI
+	BCAST(0, 0)
+	BCAST(4, 16)
+	BCAST(8, 32)
+	MOVQ inv+16(FP), SI
+	BCAST(0, 48)
+	BCAST(4, 64)
+	BCAST(8, 80)
+	MOVSS  robust+24(FP), X0
+	SHUFPS $0, X0, X0
+	MOVUPS X0, 96(DI)
+	RET

@@ -2,11 +2,18 @@
 
 package accel
 
+import "github.com/raypipe/raypipe/vec"
+
 // slabAsm is false where there is no assembly slab test: the scalar
 // walks keep their per-child loops.
 const slabAsm = false
 
 // slabTest is never called where slabAsm is false.
 func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint) {
+	panic("accel: no assembly slab test on this architecture")
+}
+
+// slabBroadcast is never called where slabAsm is false.
+func slabBroadcast(q *slabRay, org, inv *vec.Vec3, robust float32) {
 	panic("accel: no assembly slab test on this architecture")
 }

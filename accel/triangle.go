@@ -34,8 +34,11 @@ func comps(v *vec.Vec3) *[3]float32 { return (*[3]float32)(unsafe.Pointer(v)) }
 var shearAxes = [3][2][2]uint8{{{1, 2}, {2, 1}}, {{2, 0}, {0, 2}}, {{0, 1}, {1, 0}}}
 
 func (w *watertightRay) setup(org, dir vec.Vec3) {
-	w.org = *comps(&org)
-	d := *comps(&dir)
+	// Component by component: copying a vec.Vec3 as an array moves it in
+	// 8- and 4-byte pieces, whose loads cannot be forwarded from the
+	// 4-byte stores just made (a stall that cost as much as the rest).
+	w.org[0], w.org[1], w.org[2] = org.X, org.Y, org.Z
+	d := [3]float32{dir.X, dir.Y, dir.Z}
 	// kz is the axis of the largest |d| (the first of equal ones), chosen
 	// without branches: incoherent rays would mispredict them.
 	ax, ay, az := abs32(d[0]), abs32(d[1]), abs32(d[2])
