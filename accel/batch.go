@@ -123,7 +123,8 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 		case w.overflow:
 			hits[w.ray], found[w.ray] = b.Intersect(rays[w.ray], flags)
 		case w.found:
-			hits[w.ray], found[w.ray] = makeHit(&b.self, 0, &w.o, &w.h, flags), true
+			setHit(&hits[w.ray], &b.self, 0, &w.o, &w.h, flags)
+			found[w.ray] = true
 		}
 	})
 	return nil
@@ -424,7 +425,8 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 		case l.overflow:
 			hits[l.ray], found[l.ray] = t.Intersect(l.r, flags, mask)
 		case l.bestIdx != ^uint32(0):
-			hits[l.ray], found[l.ray] = makeHit(&t.instances[l.bestIdx], l.bestIdx, &l.best, &l.h, flags), true
+			setHit(&hits[l.ray], &t.instances[l.bestIdx], l.bestIdx, &l.best, &l.h, flags)
+			found[l.ray] = true
 		default:
 			hits[l.ray], found[l.ray] = Hit{}, false
 		}

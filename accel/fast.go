@@ -551,8 +551,12 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 	}
 }
 
-// makeHit builds the committed Hit as Traversal.setCandidate would.
-func makeHit(in *instance, idx uint32, o *objectRay, h *fastHit, flags RayFlags) Hit {
+// setHit writes the committed hit into out as Traversal.setCandidate
+// would build it. It sets every field, one at a time: a Hit built as a
+// value and returned was stored field by field and copied with 16-byte
+// loads, which cannot be forwarded from those stores (a stall on every
+// hit that cost about a tenth of a cached walk).
+func setHit(out *Hit, in *instance, idx uint32, o *objectRay, h *fastHit, flags RayFlags) {
 	b := in.blas
 	g := uint32(0)
 	if len(b.geoms) > 1 {
@@ -562,8 +566,12 @@ func makeHit(in *instance, idx uint32, o *objectRay, h *fastHit, flags RayFlags)
 	if in.flags&InstanceTriangleFrontCounterClockwise != 0 {
 		front = !front
 	}
-	return Hit{Kind: KindTriangle, T: h.t, U: h.u, V: h.v, FrontFace: front,
-		Opaque: opaqueFor(b.geoms[g].flags, in.flags, flags), InstanceIndex: idx, GeometryIndex: g,
-		PrimitiveIndex: b.primIndex[h.slot], ObjectRayOrigin: o.org, ObjectRayDirection: o.dir,
-		inst: in, slot: h.slot}
+	out.Kind = KindTriangle
+	out.T, out.U, out.V = h.t, h.u, h.v
+	out.FrontFace = front
+	out.Opaque = opaqueFor(b.geoms[g].flags, in.flags, flags)
+	out.InstanceIndex, out.GeometryIndex, out.PrimitiveIndex = idx, g, b.primIndex[h.slot]
+	out.ObjectRayOrigin.X, out.ObjectRayOrigin.Y, out.ObjectRayOrigin.Z = o.org.X, o.org.Y, o.org.Z
+	out.ObjectRayDirection.X, out.ObjectRayDirection.Y, out.ObjectRayDirection.Z = o.dir.X, o.dir.Y, o.dir.Z
+	out.inst, out.slot = in, h.slot
 }

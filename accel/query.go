@@ -7,7 +7,7 @@ package accel
 
 // Intersect returns the closest hit of r in t (r.TMin < t < r.TMax) over
 // the instances whose mask shares a bit with mask.
-func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
+func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) {
 	if flags&fastUnsupported != 0 || t == nil {
 		return t.intersectSlow(r, flags, mask)
 	}
@@ -63,7 +63,8 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
 	if bestIdx == ^uint32(0) {
 		return Hit{}, false
 	}
-	return makeHit(&t.instances[bestIdx], bestIdx, &best, &h, flags), true
+	setHit(&hit, &t.instances[bestIdx], bestIdx, &best, &h, flags)
+	return hit, true
 }
 
 // intersectSlow is Intersect through a Traversal, kept out of line so that
@@ -89,7 +90,7 @@ func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 }
 
 // Intersect returns the closest hit of r against the BLAS alone.
-func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
+func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
 	if flags&fastUnsupported != 0 || b == nil || b.typ != GeometryTriangles {
 		return b.intersectSlow(r, flags)
 	}
@@ -100,7 +101,8 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (Hit, bool) {
 	if !b.walkRay(&r, flags, &o, &h) {
 		return Hit{}, false
 	}
-	return makeHit(&b.self, 0, &o, &h, flags|RayFlagSkipProceduralPrimitives), true
+	setHit(&hit, &b.self, 0, &o, &h, flags|RayFlagSkipProceduralPrimitives)
+	return hit, true
 }
 
 // intersectSlow is Intersect through a Traversal, out of line so that the
