@@ -63,7 +63,7 @@ var (
 	flagRes       = flag.Int("res", 384, "primary rays: a res x res image")
 	flagRays      = flag.Int("rays", 1<<17, "number of shadow and of incoherent rays")
 	flagReps      = flag.Int("reps", 3, "repetitions of each trace timing (best is kept)")
-	flagBuildReps = flag.Int("build-reps", 2, "repetitions of each build timing (best is kept)")
+	flagBuildReps = flag.Int("build-reps", 3, "repetitions of each build timing (best is kept; builds swing the most between runs)")
 	flagThreads   = flag.Int("threads", runtime.GOMAXPROCS(0), "threads for the all-threads (NT) rows")
 	flagSeed      = flag.Uint64("seed", 1, "seed of meshes and rays")
 	flagCheck     = flag.Bool("check", true, "compare every tracer's answers with the first tracer's")
