@@ -208,9 +208,19 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
 	var lh leafHits
+	wideBase, stackBase := unsafe.Pointer(unsafe.SliceData(wide)), unsafe.SliceData(stack)
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
 	for {
+		if nodeWalkAsm && !isLeafRef(cur.node) {
+			var more bool
+			cur, sp, more = nodeWalk(wideBase, len(wide), &r.slab, tMin, tm, leaves, stackBase, len(stack)-wideWidth, cur, sp)
+			if !more {
+				*tMax = tm
+				st.found = found
+				return true
+			}
+		}
 		if !isLeafRef(cur.node) {
 			if sp > len(stack)-wideWidth {
 				st.cur, st.sp, st.found = cur, sp, found
