@@ -38,3 +38,16 @@ var (
 	_ = [1]struct{}{}[wideWidth-8]
 	_ = [1]struct{}{}[leafBit-1<<31]
 )
+
+// occludeWalk is nodeWalk for occludesFiniteOn's scalar loop: from cur,
+// an inner node, it tests inner nodes with slabTest's instructions and
+// takes their hit children as that loop does (the first in slot order as
+// cur, the others pushed in slot order, each prefetched as prefetchChild
+// prefetches it), popping the stack when none is hit. It returns at the
+// first cur that is a leaf or an inner node the loop must take itself
+// (ok true: an index not below nwide, or sp above limit), or with ok
+// false when the stack ran empty (TestNodeWalkMatchesGo, TestNodeWalkTrees,
+// TestNodeWalkSameHits).
+//
+//go:noescape
+func occludeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *uint32, limit int, cur uint32, sp int) (next uint32, newSp int, ok bool)

@@ -186,3 +186,79 @@ empty:
 	MOVQ $0, newSp+80(FP)
 	MOVB $0, ok+88(FP)
 	RET
+
+// func occludeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *uint32, limit int, cur uint32, sp int) (next uint32, newSp int, ok bool)
+//
+// The loop keeps cur in R10, &stack[sp] in BX and the hit mask, once cur
+// is taken from it, in R8; the frame holds the entry distances (0(SP),
+// unused) and &stack[limit] (32(SP)).
+TEXT ·occludeWalk(SB), NOSPLIT, $40-89
+	MOVQ q+16(FP), DI
+	LOADRAY(tMin+24(FP), tMax+28(FP))
+	MOVQ  stack+40(FP), DX
+	MOVQ  sp+64(FP), AX
+	LEAQ  (DX)(AX*4), BX
+	MOVL  cur+56(FP), R10
+	MOVQ  limit+48(FP), AX
+	TESTQ AX, AX
+	JS    out               // no room for any node
+	LEAQ  (DX)(AX*4), AX
+	MOVQ  AX, 32(SP)
+
+loop:
+	// cur (R10) is an inner node: test it here unless Go must (an index
+	// out of range, a stack that could overflow).
+	CMPQ R10, nwide+8(FP)
+	JCC  out
+	CMPQ BX, 32(SP)
+	JHI  out
+	MOVQ R10, SI
+	SHLQ $8, SI
+	ADDQ wide+0(FP), SI
+	MOVQ q+16(FP), DI
+	SLAB8
+	TESTQ AX, AX
+	JZ    pop
+	BSFQ  AX, CX            // the first child hit is cur
+	MOVL  192(SI)(CX*4), R10
+	LEAQ  -1(AX), R8
+	ANDQ  AX, R8
+
+push:
+	// The others are pushed in slot order, each prefetched.
+	TESTQ R8, R8
+	JZ    next
+	BSFQ  R8, CX
+	MOVL  192(SI)(CX*4), AX
+	MOVL  AX, 0(BX)
+	ADDQ  $4, BX
+	LEAQ  -1(R8), CX
+	ANDQ  CX, R8
+	PREFETCHREF(wide+0(FP), leaves+32(FP), push)
+	JMP   push
+
+next:
+	TESTL R10, R10
+	JS    out               // a leaf: back to Go
+	JMP   loop
+
+pop:
+	CMPQ BX, stack+40(FP)
+	JLS  empty
+	SUBQ $4, BX
+	MOVL 0(BX), R10
+	JMP  next
+
+out:
+	MOVL R10, next+72(FP)
+	SUBQ stack+40(FP), BX
+	SHRQ $2, BX
+	MOVQ BX, newSp+80(FP)
+	MOVB $1, ok+88(FP)
+	RET
+
+empty:
+	MOVL $0, next+72(FP)
+	MOVQ $0, newSp+80(FP)
+	MOVB $0, ok+88(FP)
+	RET

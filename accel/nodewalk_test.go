@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -69,15 +70,42 @@ func goNodeWalk(wide []wideNode, q *slabRay, tMin, tm float32, stack []stackEntr
 	}
 }
 
+// goOccludeWalk is what occludeWalk does, with occludesFiniteOn's step
+// and pop.
+func goOccludeWalk(wide []wideNode, q *slabRay, tMin, tMax float32, stack []uint32, limit int, cur uint32, sp int) (uint32, int, bool) {
+	for {
+		if isLeafRef(cur) || int(cur) >= len(wide) || sp > limit {
+			return cur, sp, true
+		}
+		n := &wide[cur]
+		var near wideRow
+		if mask := slabTest(n, q, tMin, tMax, &near); mask != 0 {
+			for m := mask & (mask - 1); m != 0; m &= m - 1 {
+				stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+				sp++
+			}
+			cur = n.ref[bits.TrailingZeros(mask)&wideMask]
+			continue
+		}
+		if sp == 0 {
+			return 0, 0, false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
 func sameEntry(a, b stackEntry) bool {
 	return a.node == b.node && math.Float32bits(a.near) == math.Float32bits(b.near)
 }
 
-// TestNodeWalkMatchesGo runs nodeWalk on random single nodes of 1 to 8
+// TestNodeWalkMatchesGo runs nodeWalk and occludeWalk on random single
+// nodes of 1 to 8
 // children (boxes as in TestSlabTestMatchesScalarLoop: lattice values for
 // exact ties, flat and huge boxes), random stacks under them and random
 // limits, and compares cur, the stack height and the whole stack, bit for
-// bit, with the Go loop's step and pop. The children are leaves or inner
+// bit, with the Go loops' steps and pops (walkFiniteOn's and
+// occludesFiniteOn's). The children are leaves or inner
 // nodes past the end of the node slice, so that nodeWalk returns after one
 // step, at the first entry that passes the check.
 func TestNodeWalkMatchesGo(t *testing.T) {
@@ -183,6 +211,19 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 				t.Fatalf("iteration %d: stack[%d] = %v, want %v (sp %d)", iter, i, stackA[i], stackG[i], sp)
 			}
 		}
+		// The occlusion walk on the same node: its stack holds references.
+		var occA, occG [size]uint32
+		for i := range occA {
+			occA[i], occG[i] = stackA[i].node, stackA[i].node
+		}
+		olimit := limit + 1 // occludesFiniteOn leaves room for wideWidth-1
+		wo, wosp, wook := goOccludeWalk(wide, &r.slab, tMin, tMax, occG[:], olimit, 0, sp)
+		go_, gosp, gook := occludeWalk(unsafe.Pointer(&wide[0]), len(wide), &r.slab, tMin, tMax,
+			unsafe.Pointer(&leaves[0]), &occA[0], olimit, 0, sp)
+		if gook != wook || gosp != wosp || (wook && go_ != wo) || occA != occG {
+			t.Fatalf("iteration %d: occludeWalk got %v %d %v, want %v %d %v (stacks %v, want %v)",
+				iter, go_, gosp, gook, wo, wosp, wook, occA, occG)
+		}
 		counts[bits.OnesCount(uint(slabTest(n, &r.slab, tMin, tMax, new(wideRow))))]++
 	}
 	for k := 0; k <= wideWidth; k++ {
@@ -230,6 +271,34 @@ func leafWalk(b *BLAS, r *rayBox, tMin, tMax float32, rootNear float32, asm bool
 		if cur, sp, ok = goPop(stack, sp, tMax); !ok {
 			return out
 		}
+	}
+}
+
+// occludeLeafWalk is leafWalk for occludesFiniteOn's loop: with asm the
+// inner nodes are walked by occludeWalk, else by the Go loop's step and
+// pop. It records every leaf, and where it stops at an inner node, with
+// the stack under it.
+func occludeLeafWalk(b *BLAS, r *rayBox, tMin, tMax float32, asm bool, stack []uint32) [][]uint32 {
+	var out [][]uint32
+	cur, sp := uint32(0), 0
+	limit := len(stack) - (wideWidth - 1)
+	for {
+		var ok bool
+		if asm {
+			cur, sp, ok = occludeWalk(unsafe.Pointer(&b.wide[0]), len(b.wide), &r.slab, tMin, tMax,
+				b.leafLines(), &stack[0], limit, cur, sp)
+		} else {
+			cur, sp, ok = goOccludeWalk(b.wide, &r.slab, tMin, tMax, stack, limit, cur, sp)
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, append([]uint32{cur}, stack[:sp]...))
+		if !isLeafRef(cur) || sp == 0 {
+			return out
+		}
+		sp--
+		cur = stack[sp]
 	}
 }
 
@@ -301,9 +370,10 @@ func nodeWalkScenes(t *testing.T) map[string]nodeWalkScene {
 }
 
 // TestNodeWalkTrees walks real trees (terrain and soup from meshgen) with
-// nodeWalk and with the Go loop's step and pop, and compares every leaf
-// reached, with the whole stack under it, bit for bit, on full and on
-// small stacks (where nodeWalk leaves the nodes past its limit to Go).
+// nodeWalk and occludeWalk and with the Go loops' steps and pops, and
+// compares every leaf reached, with the whole stack under it, bit for bit,
+// on full and on small stacks (where the assembly leaves the nodes past
+// its limit to Go).
 func TestNodeWalkTrees(t *testing.T) {
 	if !slabAsm {
 		t.Skip("no assembly node walk on this architecture")
@@ -341,6 +411,13 @@ func TestNodeWalkTrees(t *testing.T) {
 					}
 				}
 				leaves += len(got)
+				oa, og := make([]uint32, size), make([]uint32, size)
+				ogot := occludeLeafWalk(b, &r, ray.TMin, ray.TMax, true, oa)
+				owant := occludeLeafWalk(b, &r, ray.TMin, ray.TMax, false, og)
+				if !slices.EqualFunc(ogot, owant, slices.Equal) {
+					t.Fatalf("%s ray %+v stack %d: occlusion walk %v, want %v", name, ray, size, ogot, owant)
+				}
+				leaves += len(ogot)
 			}
 		}
 		if leaves < 10000 {
@@ -352,7 +429,9 @@ func TestNodeWalkTrees(t *testing.T) {
 // TestNodeWalkSameHits compares whole closest-hit and first-hit walks
 // with nodeWalk and with the Go loop (nodeWalkAsm off): t, u, v, slot and
 // front bit for bit, on the full walk and on walkFiniteOn from small
-// stacks that it outgrows (the walkFiniteDeep path).
+// stacks that it outgrows (the walkFiniteDeep path); and occlusion
+// answers with occludeWalk and without, on the full walk and on a small
+// stack.
 func TestNodeWalkSameHits(t *testing.T) {
 	if !slabAsm || useSIMD {
 		t.Skip("nodeWalk runs in the scalar amd64 walks only")
@@ -392,7 +471,7 @@ func TestNodeWalkSameHits(t *testing.T) {
 	}
 	for name, sc := range nodeWalkScenes(t) {
 		b, pos := sc.b, sc.pos
-		hits := 0
+		hits, occluded := 0, 0
 		for _, ray := range nodeWalkRays(rng, pos, 6000) {
 			for _, first := range []bool{false, true} {
 				for _, small := range []int{0, wideWidth + 2} {
@@ -408,9 +487,35 @@ func TestNodeWalkSameHits(t *testing.T) {
 					}
 				}
 			}
+			// Occlusion: the answer, and on a small stack that the walk
+			// outgrows, where it stops (done false) or its answer.
+			if !rayUsable(&ray) || ray.TMin > ray.TMax {
+				continue
+			}
+			var o objectRay
+			o.setupSelf(&ray)
+			type occ struct{ hit, done bool }
+			occludes := func() (full, small occ) {
+				full.hit = b.occludes(&o, ray.TMin, ray.TMax)
+				full.done = true
+				if o.rb.finite {
+					small.hit, small.done = b.occludesFiniteOn(&o, ray.TMin, ray.TMax, make([]uint32, wideWidth+1))
+				}
+				return full, small
+			}
+			nodeWalkAsm = true
+			gotFull, gotSmall := occludes()
+			nodeWalkAsm = false
+			wantFull, wantSmall := occludes()
+			if gotFull != wantFull || gotSmall != wantSmall {
+				t.Fatalf("%s ray %+v: occludes %v, small stack %v; want %v, %v", name, ray, gotFull, gotSmall, wantFull, wantSmall)
+			}
+			if gotFull.hit {
+				occluded++
+			}
 		}
-		if hits < 5000 {
-			t.Fatalf("%s: only %d hits", name, hits)
+		if hits < 5000 || occluded < 1000 {
+			t.Fatalf("%s: only %d hits, %d rays occluded", name, hits, occluded)
 		}
 	}
 }
