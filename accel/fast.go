@@ -187,7 +187,9 @@ func (b *BLAS) walkFiniteDeep(o *objectRay, tMin float32, tMax *float32, first b
 }
 
 // walkFiniteOn runs walkFinite from st on stack (holding st.sp entries);
-// st.cur has passed the e.near > tMax check.
+// st.cur has passed the e.near > tMax check. On amd64 its inner nodes are
+// walked in assembly (nodeWalk, the same steps), so that the loop only
+// sees leaves.
 // It returns false, with st and *tMax saved, when an inner node could
 // overflow stack.
 func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
@@ -208,9 +210,19 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
 	var lh leafHits
+	wideBase, stackBase := unsafe.Pointer(unsafe.SliceData(wide)), unsafe.SliceData(stack)
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
 	for {
+		if nodeWalkAsm && !isLeafRef(cur.node) {
+			var more bool
+			cur, sp, more = nodeWalk(wideBase, len(wide), &r.slab, tMin, tm, leaves, stackBase, len(stack)-wideWidth, cur, sp)
+			if !more {
+				*tMax = tm
+				st.found = found
+				return true
+			}
+		}
 		if !isLeafRef(cur.node) {
 			if sp > len(stack)-wideWidth {
 				st.cur, st.sp, st.found = cur, sp, found
@@ -410,6 +422,8 @@ func (b *BLAS) occludesFiniteDeep(o *objectRay, tMin, tMax float32) bool {
 
 // occludesFiniteOn runs occludesFinite's walk on stack. It reports
 // done false, without an answer, when an inner node could overflow stack.
+// On amd64 its inner nodes are walked in assembly (occludeWalk, the same
+// steps), so that the loop only sees leaves.
 func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32) (hit, done bool) {
 	if useSIMD {
 		return b.occludesFiniteOnSIMD(o, tMin, tMax, stack)
@@ -427,7 +441,15 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
 	var near wideRow
+	wideBase, stackBase := unsafe.Pointer(unsafe.SliceData(wide)), unsafe.SliceData(stack)
 	for {
+		if nodeWalkAsm && !isLeafRef(cur) {
+			var more bool
+			cur, sp, more = occludeWalk(wideBase, len(wide), &r.slab, tMin, tMax, leaves, stackBase, len(stack)-(wideWidth-1), cur, sp)
+			if !more {
+				return false, true
+			}
+		}
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
 				return false, false

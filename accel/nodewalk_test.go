@@ -1,0 +1,521 @@
+package accel
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/raypipe/raypipe/internal/meshgen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// goNodeStep is the inner-node step of walkFiniteOn's Go loop (the slabAsm
+// one), as the loop writes it: the children of n hit over [tMin, tm], the
+// nearest one as cur and the others pushed onto stack[sp:]. ok says
+// whether cur passes the loop's cur.near <= tm check; with no child hit
+// it is false and cur the zero entry.
+func goNodeStep(n *wideNode, q *slabRay, tMin, tm float32, stack []stackEntry, sp int) (cur stackEntry, newSp int, ok bool) {
+	var near wideRow
+	mask := slabTest(n, q, tMin, tm, &near)
+	if mask == 0 {
+		return stackEntry{}, sp, false
+	}
+	i0 := bits.TrailingZeros(mask)
+	m := mask & (mask - 1)
+	if m == 0 {
+		cur = stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}
+	} else if i1 := bits.TrailingZeros(m); m&(m-1) == 0 {
+		a, c := stackEntry{n.ref[i0&wideMask], near[i0&wideMask]}, stackEntry{n.ref[i1&wideMask], near[i1&wideMask]}
+		if c.near < a.near {
+			a, c = c, a
+		}
+		stack[sp] = c
+		sp++
+		cur = a
+	} else {
+		sp = pushSorted(n, mask, &near, stack, sp) - 1
+		cur = stack[sp]
+	}
+	return cur, sp, cur.near <= tm
+}
+
+// goPop is the pop loop of walkFiniteOn: the first entry from the top
+// that passes the cur.near <= tm check, or ok false on an empty stack.
+func goPop(stack []stackEntry, sp int, tm float32) (cur stackEntry, newSp int, ok bool) {
+	for sp > 0 {
+		sp--
+		if cur = stack[sp]; cur.near <= tm {
+			return cur, sp, true
+		}
+	}
+	return stackEntry{}, 0, false
+}
+
+// goNodeWalk is what nodeWalk does, with the Go loop's step and pop.
+func goNodeWalk(wide []wideNode, q *slabRay, tMin, tm float32, stack []stackEntry, limit int, cur stackEntry, sp int) (stackEntry, int, bool) {
+	for {
+		if isLeafRef(cur.node) || int(cur.node) >= len(wide) || sp > limit {
+			return cur, sp, true
+		}
+		var ok bool
+		if cur, sp, ok = goNodeStep(&wide[cur.node], q, tMin, tm, stack, sp); ok {
+			continue
+		}
+		if cur, sp, ok = goPop(stack, sp, tm); !ok {
+			return cur, sp, false
+		}
+	}
+}
+
+// goOccludeWalk is what occludeWalk does, with occludesFiniteOn's step
+// and pop.
+func goOccludeWalk(wide []wideNode, q *slabRay, tMin, tMax float32, stack []uint32, limit int, cur uint32, sp int) (uint32, int, bool) {
+	for {
+		if isLeafRef(cur) || int(cur) >= len(wide) || sp > limit {
+			return cur, sp, true
+		}
+		n := &wide[cur]
+		var near wideRow
+		if mask := slabTest(n, q, tMin, tMax, &near); mask != 0 {
+			for m := mask & (mask - 1); m != 0; m &= m - 1 {
+				stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+				sp++
+			}
+			cur = n.ref[bits.TrailingZeros(mask)&wideMask]
+			continue
+		}
+		if sp == 0 {
+			return 0, 0, false
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+func sameEntry(a, b stackEntry) bool {
+	return a.node == b.node && math.Float32bits(a.near) == math.Float32bits(b.near)
+}
+
+// TestNodeWalkMatchesGo runs nodeWalk and occludeWalk on random single
+// nodes of 1 to 8
+// children (boxes as in TestSlabTestMatchesScalarLoop: lattice values for
+// exact ties, flat and huge boxes), random stacks under them and random
+// limits, and compares cur, the stack height and the whole stack, bit for
+// bit, with the Go loops' steps and pops (walkFiniteOn's and
+// occludesFiniteOn's). The children are leaves or inner
+// nodes past the end of the node slice, so that nodeWalk returns after one
+// step, at the first entry that passes the check.
+func TestNodeWalkMatchesGo(t *testing.T) {
+	if !slabAsm {
+		t.Skip("no assembly node walk on this architecture")
+	}
+	rng := rand.New(rand.NewPCG(43, 44))
+	comp := func() float32 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1, 2:
+			return float32(rng.IntN(5) - 2)
+		case 3:
+			return float32((rng.Float64()*2 - 1) * 1e30)
+		default:
+			return float32(rng.Float64()*4 - 2)
+		}
+	}
+	dirComp := func() float32 {
+		for {
+			x := comp()
+			if rng.IntN(6) == 0 {
+				x = float32(rng.Float64()*2-1) * 1e-30
+			}
+			if x != 0 && !math.IsInf(float64(1/x), 0) {
+				return x
+			}
+		}
+	}
+	ref := func() uint32 {
+		if rng.IntN(3) == 0 {
+			return uint32(1 + rng.IntN(1000)) // an inner node nodeWalk leaves to Go
+		}
+		return leafRef(uint32(rng.IntN(1000)), uint32(1+rng.IntN(maxLeafCount)))
+	}
+	leaves := make([]float32, 9*1008)
+	wide := make([]wideNode, 1)
+	const size = 40
+	var stackA, stackG [size]stackEntry
+	counts := map[int]int{}
+	for iter := 0; iter < 200000; iter++ {
+		org, dir := vec.V3(comp(), comp(), comp()), vec.V3(dirComp(), dirComp(), dirComp())
+		var r rayBox
+		r.setup(org, dir)
+		if !r.finite {
+			continue
+		}
+		n := &wide[0]
+		n.clear()
+		kids := 1 + rng.IntN(wideWidth)
+		onRay := rng.IntN(2) == 0 // boxes around points of the ray: many hits
+		var box AABB
+		for i := 0; i < kids; i++ {
+			switch {
+			case i > 0 && rng.IntN(4) == 0:
+				// the previous box again: equal entry distances
+			case onRay:
+				p := org.Add(dir.Scale(float32(rng.IntN(4)) * float32(rng.Float64())))
+				e := func() vec.Vec3 {
+					s := float32(rng.IntN(3)) * float32(rng.Float64())
+					return vec.V3(s, s, s)
+				}
+				box = AABB{p.Sub(e()), p.Add(e())}
+			default:
+				a, b := vec.V3(comp(), comp(), comp()), vec.V3(comp(), comp(), comp())
+				box = AABB{a.Min(b), a.Max(b)}
+			}
+			n.set(i, &box, ref())
+		}
+		n.n = uint32(kids)
+		r.slab.init(&r)
+		tMin := max(0, comp())
+		tMax := tMin + float32(rng.IntN(3))*float32(rng.Float64()*10)
+		if rng.IntN(4) == 0 {
+			tMax = float32(math.Inf(1))
+		}
+		sp := rng.IntN(size - wideWidth + 1)
+		for i := range stackA {
+			e := stackEntry{ref(), tMin + float32(rng.IntN(4))*float32(rng.Float64()*10)}
+			if rng.IntN(8) == 0 {
+				e.near = float32(rng.IntN(3)) // ties with lattice boxes
+			}
+			stackA[i], stackG[i] = e, e
+		}
+		limit := size - wideWidth
+		switch rng.IntN(16) {
+		case 0, 1:
+			limit = rng.IntN(size - wideWidth + 1)
+		case 2:
+			limit = -1 - rng.IntN(wideWidth) // a stack shorter than a node's children
+		}
+		cur := stackEntry{0, tMin}
+		wc, wsp, wok := goNodeWalk(wide, &r.slab, tMin, tMax, stackG[:], limit, cur, sp)
+		gc, gsp, gok := nodeWalk(unsafe.Pointer(&wide[0]), len(wide), &r.slab, tMin, tMax,
+			unsafe.Pointer(&leaves[0]), &stackA[0], limit, cur, sp)
+		if gok != wok || gsp != wsp || (wok && !sameEntry(gc, wc)) {
+			t.Fatalf("iteration %d: got %v %d %v, want %v %d %v (node %+v, ray %+v, tMin %g, tMax %g, sp %d, limit %d)",
+				iter, gc, gsp, gok, wc, wsp, wok, *n, r, tMin, tMax, sp, limit)
+		}
+		for i := range stackA {
+			if !sameEntry(stackA[i], stackG[i]) {
+				t.Fatalf("iteration %d: stack[%d] = %v, want %v (sp %d)", iter, i, stackA[i], stackG[i], sp)
+			}
+		}
+		// The occlusion walk on the same node: its stack holds references.
+		var occA, occG [size]uint32
+		for i := range occA {
+			occA[i], occG[i] = stackA[i].node, stackA[i].node
+		}
+		olimit := limit + 1 // occludesFiniteOn leaves room for wideWidth-1
+		wo, wosp, wook := goOccludeWalk(wide, &r.slab, tMin, tMax, occG[:], olimit, 0, sp)
+		go_, gosp, gook := occludeWalk(unsafe.Pointer(&wide[0]), len(wide), &r.slab, tMin, tMax,
+			unsafe.Pointer(&leaves[0]), &occA[0], olimit, 0, sp)
+		if gook != wook || gosp != wosp || (wook && go_ != wo) || occA != occG {
+			t.Fatalf("iteration %d: occludeWalk got %v %d %v, want %v %d %v (stacks %v, want %v)",
+				iter, go_, gosp, gook, wo, wosp, wook, occA, occG)
+		}
+		counts[bits.OnesCount(uint(slabTest(n, &r.slab, tMin, tMax, new(wideRow))))]++
+	}
+	for k := 0; k <= wideWidth; k++ {
+		if counts[k] < 500 {
+			t.Errorf("only %d nodes with %d children hit", counts[k], k)
+		}
+	}
+}
+
+// walkEvent is where a walk reached a leaf, or stopped at an inner node
+// with the stack too full: the entry and the stack under it.
+type walkEvent struct {
+	cur   stackEntry
+	stack []stackEntry
+}
+
+// leafWalk runs walkFiniteOn's loop on b for r over [tMin, tMax] without
+// testing triangles, up to an inner node that could overflow stack: at
+// each leaf (and there) it records the entry and the stack and
+// shrinks tMax as a hit there might (on a hash of the leaf), so that later
+// pops skip entries. With asm the inner nodes are walked by nodeWalk, else
+// by the Go loop's step and pop.
+func leafWalk(b *BLAS, r *rayBox, tMin, tMax float32, rootNear float32, asm bool, stack []stackEntry) []walkEvent {
+	var out []walkEvent
+	cur, sp := stackEntry{0, rootNear}, 0
+	limit := len(stack) - wideWidth
+	for {
+		var ok bool
+		if asm {
+			cur, sp, ok = nodeWalk(unsafe.Pointer(&b.wide[0]), len(b.wide), &r.slab, tMin, tMax,
+				b.leafLines(), &stack[0], limit, cur, sp)
+		} else {
+			cur, sp, ok = goNodeWalk(b.wide, &r.slab, tMin, tMax, stack, limit, cur, sp)
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, walkEvent{cur, append([]stackEntry(nil), stack[:sp]...)})
+		if !isLeafRef(cur.node) {
+			return out // where walkFiniteOn would go on on a larger stack
+		}
+		if h := cur.node * 0x9e3779b9; h>>29 < 3 {
+			tMax = cur.near + (tMax-cur.near)*float32(h>>20&255)/256
+		}
+		if cur, sp, ok = goPop(stack, sp, tMax); !ok {
+			return out
+		}
+	}
+}
+
+// occludeLeafWalk is leafWalk for occludesFiniteOn's loop: with asm the
+// inner nodes are walked by occludeWalk, else by the Go loop's step and
+// pop. It records every leaf, and where it stops at an inner node, with
+// the stack under it.
+func occludeLeafWalk(b *BLAS, r *rayBox, tMin, tMax float32, asm bool, stack []uint32) [][]uint32 {
+	var out [][]uint32
+	cur, sp := uint32(0), 0
+	limit := len(stack) - (wideWidth - 1)
+	for {
+		var ok bool
+		if asm {
+			cur, sp, ok = occludeWalk(unsafe.Pointer(&b.wide[0]), len(b.wide), &r.slab, tMin, tMax,
+				b.leafLines(), &stack[0], limit, cur, sp)
+		} else {
+			cur, sp, ok = goOccludeWalk(b.wide, &r.slab, tMin, tMax, stack, limit, cur, sp)
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, append([]uint32{cur}, stack[:sp]...))
+		if !isLeafRef(cur) || sp == 0 {
+			return out
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+// nodeWalkRays returns rays at the bounds of pos: random ones, rays along
+// (and nearly along) the axes and diagonals, from inside and outside,
+// some with a finite tMax.
+func nodeWalkRays(rng *rand.Rand, pos []vec.Vec3, n int) []Ray {
+	var lo, hi vec.Vec3 = pos[0], pos[0]
+	for _, p := range pos {
+		lo, hi = lo.Min(p), hi.Max(p)
+	}
+	ext := hi.Sub(lo)
+	point := func(s float32) vec.Vec3 {
+		u := func() float32 { return float32(rng.Float64())*(1+2*s) - s }
+		return vec.V3(lo.X+ext.X*u(), lo.Y+ext.Y*u(), lo.Z+ext.Z*u())
+	}
+	rays := make([]Ray, n)
+	for i := range rays {
+		o := point(0.5)
+		var d vec.Vec3
+		switch i % 6 {
+		case 0, 1: // through a point of the scene
+			d = point(0).Sub(o)
+		case 2: // along an axis, possibly with tiny other components
+			c := [3]float32{}
+			c[rng.IntN(3)] = float32(1 - 2*rng.IntN(2))
+			for k := range c {
+				if c[k] == 0 && rng.IntN(2) == 0 {
+					c[k] = float32(rng.Float64()*2-1) * 1e-30
+				}
+			}
+			d = vec.V3(c[0], c[1], c[2])
+		case 3: // a diagonal: equal slab distances
+			d = vec.V3(float32(1-2*rng.IntN(2)), float32(1-2*rng.IntN(2)), float32(1-2*rng.IntN(2)))
+		case 4: // lattice directions and origins: ties
+			o = vec.V3(float32(math.Round(float64(o.X))), float32(math.Round(float64(o.Y))), float32(math.Round(float64(o.Z))))
+			d = vec.V3(float32(rng.IntN(5)-2), float32(rng.IntN(5)-2), float32(rng.IntN(3)-1))
+		default:
+			d = vec.V3(float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+		}
+		if d == (vec.Vec3{}) {
+			d = vec.V3(0, 0, -1)
+		}
+		rays[i] = Ray{Origin: o, Direction: d, TMax: float32(math.Inf(1))}
+		if i%5 == 0 {
+			rays[i].TMax = float32(rng.Float64()) * ext.Len()
+		}
+		if i%9 == 0 {
+			rays[i].TMin = float32(rng.Float64()) * ext.Len() / 4
+		}
+	}
+	return rays
+}
+
+type nodeWalkScene struct {
+	b   *BLAS
+	pos []vec.Vec3
+}
+
+// nodeWalkScenes returns the terrain and soup of meshgen, 20000 triangles
+// each.
+func nodeWalkScenes(t *testing.T) map[string]nodeWalkScene {
+	tp, ti := meshgen.Terrain(20000, 7)
+	sp, si := meshgen.Soup(20000, 7)
+	return map[string]nodeWalkScene{
+		"terrain": {mustBLAS(t, []Geometry{TriangleGeometry(tp, ti)}, BuildPreferFastTrace), tp},
+		"soup":    {mustBLAS(t, []Geometry{TriangleGeometry(sp, si)}, 0), sp},
+	}
+}
+
+// TestNodeWalkTrees walks real trees (terrain and soup from meshgen) with
+// nodeWalk and occludeWalk and with the Go loops' steps and pops, and
+// compares every leaf reached, with the whole stack under it, bit for bit,
+// on full and on small stacks (where the assembly leaves the nodes past
+// its limit to Go).
+func TestNodeWalkTrees(t *testing.T) {
+	if !slabAsm {
+		t.Skip("no assembly node walk on this architecture")
+	}
+	rng := rand.New(rand.NewPCG(45, 46))
+	for name, sc := range nodeWalkScenes(t) {
+		b, pos := sc.b, sc.pos
+		leaves := 0
+		for _, ray := range nodeWalkRays(rng, pos, 8000) {
+			var r rayBox
+			r.setup(ray.Origin, ray.Direction)
+			if !r.finite {
+				continue
+			}
+			r.slab.init(&r)
+			near, ok := r.hit(&b.nodes[0].bounds, ray.TMin, ray.TMax)
+			if !ok {
+				continue
+			}
+			for _, size := range []int{stackSizeWide, wideWidth + 3} {
+				sa, sg := make([]stackEntry, size), make([]stackEntry, size)
+				got := leafWalk(b, &r, ray.TMin, ray.TMax, near, true, sa)
+				want := leafWalk(b, &r, ray.TMin, ray.TMax, near, false, sg)
+				if len(got) != len(want) {
+					t.Fatalf("%s ray %+v stack %d: %d leaves, want %d", name, ray, size, len(got), len(want))
+				}
+				for i := range got {
+					g, w := got[i], want[i]
+					same := sameEntry(g.cur, w.cur) && len(g.stack) == len(w.stack)
+					for j := 0; same && j < len(g.stack); j++ {
+						same = sameEntry(g.stack[j], w.stack[j])
+					}
+					if !same {
+						t.Fatalf("%s ray %+v stack %d leaf %d: %v over %v, want %v over %v", name, ray, size, i, g.cur, g.stack, w.cur, w.stack)
+					}
+				}
+				leaves += len(got)
+				oa, og := make([]uint32, size), make([]uint32, size)
+				ogot := occludeLeafWalk(b, &r, ray.TMin, ray.TMax, true, oa)
+				owant := occludeLeafWalk(b, &r, ray.TMin, ray.TMax, false, og)
+				if !slices.EqualFunc(ogot, owant, slices.Equal) {
+					t.Fatalf("%s ray %+v stack %d: occlusion walk %v, want %v", name, ray, size, ogot, owant)
+				}
+				leaves += len(ogot)
+			}
+		}
+		if leaves < 10000 {
+			t.Fatalf("%s: only %d leaves reached", name, leaves)
+		}
+	}
+}
+
+// TestNodeWalkSameHits compares whole closest-hit and first-hit walks
+// with nodeWalk and with the Go loop (nodeWalkAsm off): t, u, v, slot and
+// front bit for bit, on the full walk and on walkFiniteOn from small
+// stacks that it outgrows (the walkFiniteDeep path); and occlusion
+// answers with occludeWalk and without, on the full walk and on a small
+// stack.
+func TestNodeWalkSameHits(t *testing.T) {
+	if !slabAsm || useSIMD {
+		t.Skip("nodeWalk runs in the scalar amd64 walks only")
+	}
+	defer func(old bool) { nodeWalkAsm = old }(nodeWalkAsm)
+	rng := rand.New(rand.NewPCG(47, 48))
+	type result struct {
+		h  fastHit
+		ok bool
+	}
+	walk := func(b *BLAS, r *Ray, first bool, small int) result {
+		var o objectRay
+		var h fastHit
+		if r.TMin > r.TMax || !rayUsable(r) {
+			return result{}
+		}
+		o.setupSelf(r)
+		tMax := r.TMax
+		if small == 0 || !o.rb.finite {
+			return result{h, b.walk(&o, r.TMin, &tMax, first, &h)}
+		}
+		near, ok := o.rb.hit(&b.nodes[0].bounds, r.TMin, tMax)
+		if !ok || near > tMax {
+			return result{}
+		}
+		stack := make([]stackEntry, small)
+		st := walkState{cur: stackEntry{0, near}}
+		if b.walkFiniteOn(&o, r.TMin, &tMax, first, &h, &st, stack) {
+			return result{h, st.found}
+		}
+		return result{h, b.walkFiniteDeep(&o, r.TMin, &tMax, first, &h, &st, stack[:st.sp])}
+	}
+	same := func(a, b result) bool {
+		f := math.Float32bits
+		return a.ok == b.ok && (!a.ok || f(a.h.t) == f(b.h.t) && f(a.h.u) == f(b.h.u) && f(a.h.v) == f(b.h.v) &&
+			a.h.slot == b.h.slot && a.h.front == b.h.front)
+	}
+	for name, sc := range nodeWalkScenes(t) {
+		b, pos := sc.b, sc.pos
+		hits, occluded := 0, 0
+		for _, ray := range nodeWalkRays(rng, pos, 6000) {
+			for _, first := range []bool{false, true} {
+				for _, small := range []int{0, wideWidth + 2} {
+					nodeWalkAsm = true
+					got := walk(b, &ray, first, small)
+					nodeWalkAsm = false
+					want := walk(b, &ray, first, small)
+					if !same(got, want) {
+						t.Fatalf("%s ray %+v first %v stack %d: %+v, want %+v", name, ray, first, small, got, want)
+					}
+					if got.ok {
+						hits++
+					}
+				}
+			}
+			// Occlusion: the answer, and on a small stack that the walk
+			// outgrows, where it stops (done false) or its answer.
+			if !rayUsable(&ray) || ray.TMin > ray.TMax {
+				continue
+			}
+			var o objectRay
+			o.setupSelf(&ray)
+			type occ struct{ hit, done bool }
+			occludes := func() (full, small occ) {
+				full.hit = b.occludes(&o, ray.TMin, ray.TMax)
+				full.done = true
+				if o.rb.finite {
+					small.hit, small.done = b.occludesFiniteOn(&o, ray.TMin, ray.TMax, make([]uint32, wideWidth+1))
+				}
+				return full, small
+			}
+			nodeWalkAsm = true
+			gotFull, gotSmall := occludes()
+			nodeWalkAsm = false
+			wantFull, wantSmall := occludes()
+			if gotFull != wantFull || gotSmall != wantSmall {
+				t.Fatalf("%s ray %+v: occludes %v, small stack %v; want %v, %v", name, ray, gotFull, gotSmall, wantFull, wantSmall)
+			}
+			if gotFull.hit {
+				occluded++
+			}
+		}
+		if hits < 5000 || occluded < 1000 {
+			t.Fatalf("%s: only %d hits, %d rays occluded", name, hits, occluded)
+		}
+	}
+}
