@@ -190,3 +190,44 @@ func BenchmarkTraceBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWalkKernels traces the same rays with each of the scalar
+// build's walks on this processor, in one process: "sse" is the Go loop
+// with the SSE kernels (nodeWalk, leafTest), "avx2" the fused AVX2 walks
+// (walkAVX2, occludeAVX2), where the processor has AVX2. Run with, e.g.:
+//
+//	go test -run='^$' -bench=WalkKernels ./accel/
+func BenchmarkWalkKernels(b *testing.B) {
+	if !slabAsm || useSIMD {
+		b.Skip("the assembly walks run in the scalar amd64 build only")
+	}
+	modes := []string{"sse"}
+	if haveAVX2 {
+		modes = append(modes, "avx2")
+	}
+	for _, rk := range []string{"primary", "shadow", "incoherent"} {
+		rays := benchRaySet(rk)
+		for _, kind := range []string{"terrain", "soup"} {
+			for _, s := range benchSizes[1:] {
+				for _, mode := range modes {
+					b.Run(rk+"/"+kind+"/"+s.name+"/"+mode, func(b *testing.B) {
+						bl := cachedBLAS(b, kind, s.tris)
+						defer func(old bool) { fusedAVX2 = old }(fusedAVX2)
+						fusedAVX2 = mode == "avx2"
+						b.ReportAllocs()
+						for b.Loop() {
+							for i := range rays {
+								if rk == "shadow" {
+									bl.Occluded(rays[i], 0)
+								} else {
+									bl.Intersect(rays[i], 0)
+								}
+							}
+						}
+						b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+					})
+				}
+			}
+		}
+	}
+}

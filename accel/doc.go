@@ -30,9 +30,13 @@
 // Traversal walks an 8-wide tree collapsed from the binary SAH tree. The
 // default walks are scalar Go, except on amd64, where small SSE assembly
 // kernels test a node's eight children and a leaf's triangles four at a
-// time (slab_amd64.s, leaftest_amd64.s); a build with GOEXPERIMENT=simd
-// uses simd/archsimd walks instead (VectorWalks). Every variant answers bit
-// for bit as the Go loops it replaces.
+// time (slab_amd64.s, leaftest_amd64.s), and where the processor has
+// AVX2, the closest-hit and occlusion walks of Intersect and Occluded run
+// whole in AVX2 assembly, eight children and eight triangles per test
+// (fused_amd64.s), and the other walks use its node and leaf tests. A
+// build with GOEXPERIMENT=simd uses simd/archsimd walks instead
+// (VectorWalks). Every variant answers bit for bit as the Go loops it
+// replaces.
 //
 // The package knows nothing about shaders.
 package accel

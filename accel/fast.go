@@ -213,8 +213,33 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	wideBase, stackBase := unsafe.Pointer(unsafe.SliceData(wide)), unsafe.SliceData(stack)
 	tm := *tMax
 	cur := st.cur // passed the e.near > tMax check
+	fused := fusedAVX2 && b.rows != nil
+	var fw fusedWalk
+	if fused {
+		fw = b.fusedWalk(r, tMin, unsafe.Pointer(stackBase), len(stack)-wideWidth)
+		fw.h, fw.first = h, first
+	}
 	for {
-		if nodeWalkAsm && !isLeafRef(cur.node) {
+		if fused {
+			if o.wtReady {
+				fw.wt = &o.wt
+			}
+			fw.cur, fw.sp, fw.tMax = cur, sp, tm
+			more := walkAVX2(&fw)
+			cur, sp, tm = fw.cur, fw.sp, fw.tMax
+			found = found || fw.found
+			if !more {
+				*tMax = tm
+				st.found = found
+				return true
+			}
+			if fw.wt == nil && isLeafRef(cur.node) {
+				// The first leaf: set the triangle test up and go on
+				// in the assembly.
+				fw.wt = o.tri()
+				continue
+			}
+		} else if nodeWalkAsm && !isLeafRef(cur.node) {
 			var more bool
 			cur, sp, more = nodeWalk(wideBase, len(wide), &r.slab, tMin, tm, leaves, stackBase, len(stack)-wideWidth, cur, sp)
 			if !more {
@@ -327,6 +352,9 @@ func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh 
 			return w.leafCandidates(b.rows, lo, hi-lo, tMin, tMax, lh)
 		}
 		if leafAsm {
+			if fusedAVX2 {
+				return leafTestAVX2(w, unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
+			}
 			return leafTest(w, unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
 		}
 	}
@@ -442,8 +470,27 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	negMin := -tMin
 	var near wideRow
 	wideBase, stackBase := unsafe.Pointer(unsafe.SliceData(wide)), unsafe.SliceData(stack)
+	fused := fusedAVX2 && b.rows != nil
+	var fw fusedWalk
+	if fused {
+		fw = b.fusedWalk(r, tMin, unsafe.Pointer(stackBase), len(stack)-(wideWidth-1))
+		fw.tMax = tMax
+	}
 	for {
-		if nodeWalkAsm && !isLeafRef(cur) {
+		if fused {
+			if o.wtReady {
+				fw.wt = &o.wt
+			}
+			fw.cur.node, fw.sp = cur, sp
+			if !occludeAVX2(&fw) {
+				return fw.found, true
+			}
+			cur, sp = fw.cur.node, fw.sp
+			if fw.wt == nil && isLeafRef(cur) {
+				fw.wt = o.tri()
+				continue
+			}
+		} else if nodeWalkAsm && !isLeafRef(cur) {
 			var more bool
 			cur, sp, more = occludeWalk(wideBase, len(wide), &r.slab, tMin, tMax, leaves, stackBase, len(stack)-(wideWidth-1), cur, sp)
 			if !more {
@@ -596,4 +643,16 @@ func setHit(out *Hit, in *instance, idx uint32, o *objectRay, h *fastHit, flags 
 	out.ObjectRayOrigin.X, out.ObjectRayOrigin.Y, out.ObjectRayOrigin.Z = o.org.X, o.org.Y, o.org.Z
 	out.ObjectRayDirection.X, out.ObjectRayDirection.Y, out.ObjectRayDirection.Z = o.dir.X, o.dir.Y, o.dir.Z
 	out.inst, out.slot = in, h.slot
+}
+
+// fusedWalk returns the state of a fused AVX2 walk (walkAVX2,
+// occludeAVX2) of b for the ray of r over tMin, on the stack at stack,
+// which it leaves to Go above limit entries.
+func (b *BLAS) fusedWalk(r *rayBox, tMin float32, stack unsafe.Pointer, limit int) fusedWalk {
+	return fusedWalk{
+		wide: unsafe.Pointer(unsafe.SliceData(b.wide)), nwide: len(b.wide),
+		rows: unsafe.Pointer(unsafe.SliceData(b.rows)), nrows: len(b.rows),
+		prims: unsafe.Pointer(unsafe.SliceData(b.primIndex)),
+		slab:  &r.slab, stack: stack, limit: limit, tMin: tMin,
+	}
 }

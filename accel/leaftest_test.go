@@ -9,7 +9,8 @@ import (
 	"github.com/raypipe/raypipe/vec"
 )
 
-// The assembly leaf test (leafTest) must answer as the scalar triangle test
+// The assembly leaf tests (leafTest, and leafTestAVX2 where the processor
+// has AVX2, on alternate leaves) must answer as the scalar triangle test
 // (watertightRay.intersect) on every triangle of a leaf: a candidate off
 // the edge cases with the same t, u, v and facing (leafHits.hit), edge
 // cases flagged (intersect's exact path decides them), and no other hit.
@@ -58,7 +59,12 @@ func TestLeafTestMatchesIntersect(t *testing.T) {
 		o.setupSelf(&r)
 		w := o.tri()
 		var lh leafHits
-		cand, edge := leafTest(w, unsafe.Pointer(&rows[0]), n, r.TMin, r.TMax, &lh)
+		kernels := []func(*watertightRay, unsafe.Pointer, int, float32, float32, *leafHits) (uint, uint){leafTest}
+		if haveAVX2 {
+			kernels = append(kernels, leafTestAVX2)
+		}
+		kernel := kernels[it%len(kernels)]
+		cand, edge := kernel(w, unsafe.Pointer(&rows[0]), n, r.TMin, r.TMax, &lh)
 		if edge&^cand != 0 || cand>>n != 0 {
 			t.Fatalf("iteration %d: edge %b not within candidates %b of %d lanes", it, edge, cand, n)
 		}

@@ -432,11 +432,26 @@ func TestNodeWalkTrees(t *testing.T) {
 // stacks that it outgrows (the walkFiniteDeep path); and occlusion
 // answers with occludeWalk and without, on the full walk and on a small
 // stack.
+//
+// The same comparisons run with the fused AVX2 walks (walkAVX2,
+// occludeAVX2) where the processor has AVX2, against the same Go loops.
 func TestNodeWalkSameHits(t *testing.T) {
 	if !slabAsm || useSIMD {
 		t.Skip("nodeWalk runs in the scalar amd64 walks only")
 	}
-	defer func(old bool) { nodeWalkAsm = old }(nodeWalkAsm)
+	defer func(old, oldFused bool) { nodeWalkAsm, fusedAVX2 = old, oldFused }(nodeWalkAsm, fusedAVX2)
+	// The walks compared with the Go loop (nodeWalkAsm and fusedAVX2
+	// off), by the switches they set.
+	type walker struct {
+		name                string
+		nodeWalk, fusedAVX2 bool
+	}
+	walkers := []walker{{"nodeWalk", true, false}}
+	if haveAVX2 {
+		walkers = append(walkers, walker{"walkAVX2", false, true})
+	}
+	use := func(w walker) { nodeWalkAsm, fusedAVX2 = w.nodeWalk, w.fusedAVX2 }
+	goLoop := walker{"Go loop", false, false}
 	rng := rand.New(rand.NewPCG(47, 48))
 	type result struct {
 		h  fastHit
@@ -475,14 +490,16 @@ func TestNodeWalkSameHits(t *testing.T) {
 		for _, ray := range nodeWalkRays(rng, pos, 6000) {
 			for _, first := range []bool{false, true} {
 				for _, small := range []int{0, wideWidth + 2} {
-					nodeWalkAsm = true
-					got := walk(b, &ray, first, small)
-					nodeWalkAsm = false
+					use(goLoop)
 					want := walk(b, &ray, first, small)
-					if !same(got, want) {
-						t.Fatalf("%s ray %+v first %v stack %d: %+v, want %+v", name, ray, first, small, got, want)
+					for _, w := range walkers {
+						use(w)
+						got := walk(b, &ray, first, small)
+						if !same(got, want) {
+							t.Fatalf("%s, %s ray %+v first %v stack %d: %+v, want %+v", w.name, name, ray, first, small, got, want)
+						}
 					}
-					if got.ok {
+					if want.ok {
 						hits++
 					}
 				}
@@ -503,14 +520,16 @@ func TestNodeWalkSameHits(t *testing.T) {
 				}
 				return full, small
 			}
-			nodeWalkAsm = true
-			gotFull, gotSmall := occludes()
-			nodeWalkAsm = false
+			use(goLoop)
 			wantFull, wantSmall := occludes()
-			if gotFull != wantFull || gotSmall != wantSmall {
-				t.Fatalf("%s ray %+v: occludes %v, small stack %v; want %v, %v", name, ray, gotFull, gotSmall, wantFull, wantSmall)
+			for _, w := range walkers {
+				use(w)
+				gotFull, gotSmall := occludes()
+				if gotFull != wantFull || gotSmall != wantSmall {
+					t.Fatalf("%s, %s ray %+v: occludes %v, small stack %v; want %v, %v", w.name, name, ray, gotFull, gotSmall, wantFull, wantSmall)
+				}
 			}
-			if gotFull.hit {
+			if wantFull.hit {
 				occluded++
 			}
 		}

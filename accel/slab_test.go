@@ -8,7 +8,23 @@ import (
 	"github.com/raypipe/raypipe/vec"
 )
 
-// slabTest (assembly on amd64) must give exactly the mask of
+// slabKernel is one of the assembly slab tests.
+type slabKernel struct {
+	name string
+	test func(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) uint
+}
+
+// slabKernels returns the assembly slab tests this processor runs: the
+// SSE one, and the AVX2 one where it has AVX2.
+func slabKernels() []slabKernel {
+	ks := []slabKernel{{"slabTest", slabTest}}
+	if haveAVX2 {
+		ks = append(ks, slabKernel{"slabTestAVX2", slabTestAVX2})
+	}
+	return ks
+}
+
+// slabTest and slabTestAVX2 (assembly on amd64) must give exactly the mask of
 // rayBox.hitWideFinite, the scalar walks' reference, and the same entry
 // distances up to the sign of a zero, for finite rays against nodes of
 // 1 to 8 children: random boxes, boxes the origin lies in or on, flat and
@@ -65,13 +81,15 @@ func TestSlabTestMatchesScalarLoop(t *testing.T) {
 		var wantNear, gotNear wideRow
 		want := r.hitWideFinite(&n, tMin, tMax, &wantNear)
 		r.slab.init(&r) // rayBox.setup leaves it to the vector walks' builds
-		got := slabTest(&n, &r.slab, tMin, tMax, &gotNear)
-		if got != want {
-			t.Fatalf("iteration %d: mask %08b, want %08b (ray %+v, tMin %g, tMax %g, node %+v)", iter, got, want, r, tMin, tMax, n.b)
-		}
-		for i := 0; i < kids; i++ {
-			if gotNear[i] != wantNear[i] { // -0 == +0
-				t.Fatalf("iteration %d child %d: entry %g, want %g", iter, i, gotNear[i], wantNear[i])
+		for _, k := range slabKernels() {
+			got := k.test(&n, &r.slab, tMin, tMax, &gotNear)
+			if got != want {
+				t.Fatalf("%s, iteration %d: mask %08b, want %08b (ray %+v, tMin %g, tMax %g, node %+v)", k.name, iter, got, want, r, tMin, tMax, n.b)
+			}
+			for i := 0; i < kids; i++ {
+				if gotNear[i] != wantNear[i] { // -0 == +0
+					t.Fatalf("%s, iteration %d child %d: entry %g, want %g", k.name, iter, i, gotNear[i], wantNear[i])
+				}
 			}
 		}
 		checked++

@@ -181,6 +181,9 @@ func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask u
 			return r.hitWideSIMD(n, tMin, tMax, near)
 		}
 		if slabAsm {
+			if fusedAVX2 {
+				return slabTestAVX2(n, &r.slab, tMin, tMax, near)
+			}
 			return slabTest(n, &r.slab, tMin, tMax, near)
 		}
 		return r.hitWideFinite(n, tMin, tMax, near)

@@ -1,0 +1,96 @@
+package accel
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// haveAVX2 reports a processor with AVX2 and an operating system that
+// saves its registers.
+var haveAVX2 = cpu.X86.HasAVX2
+
+// fusedAVX2 says whether the scalar walks run whole in AVX2 assembly
+// (walkAVX2, occludeAVX2) and the other walks test nodes and leaves with
+// the AVX2 kernels (slabTestAVX2, leafTestAVX2): wherever haveAVX2
+// holds. Tests turn it off to compare with the SSE kernels and the Go
+// loops.
+var fusedAVX2 = haveAVX2
+
+// fusedWalk is the state of a walk in walkAVX2 or occludeAVX2: what
+// walkFiniteOn and occludesFiniteOn keep in registers, passed by pointer.
+// The assembly hard-codes its layout (asserted below).
+type fusedWalk struct {
+	wide  unsafe.Pointer // &wide[0]
+	nwide int
+	rows  unsafe.Pointer // &rows[0], the leaf rows (leafRows)
+	nrows int            // len(rows)
+	prims unsafe.Pointer // &primIndex[0], prefetched at each commit
+	slab  *slabRay
+	// wt is the ray's triangle test, nil until it is set up: the walk
+	// leaves the leaves it reaches before to Go.
+	wt    *watertightRay
+	stack unsafe.Pointer // &stack[0]: stackEntry (walkAVX2) or uint32 (occludeAVX2)
+	// limit is the height above which the walk leaves an inner node to
+	// Go, so that its pushes cannot overflow the stack.
+	limit int
+	h     *fastHit // walkAVX2 commits hits here
+	tMin  float32
+	tMax  float32    // in and out: shrinks to each committed hit
+	cur   stackEntry // in and out: the entry to take next (node only for occludeAVX2)
+	sp    int        // in and out: the stack height
+	first bool       // walkAVX2 stops at the first hit it commits
+	found bool       // out: walkAVX2 committed a hit, occludeAVX2 found one
+}
+
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.nrows)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.slab)-40]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.wt)-48]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.limit)-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.h)-72]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.tMin)-80]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.cur)-88]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.sp)-96]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.first)-104]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.found)-105]
+	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
+	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]
+	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.sz)-84]
+)
+
+// walkAVX2 runs walkFiniteOn's loop on w: inner nodes as nodeWalk walks
+// them, with the eight children of a node in one 256-bit slab test, and
+// leaves as the loop tests them, with all triangles of a leaf in one
+// 256-bit leafTest; the hits it commits are the loop's, bit for bit
+// (TestFusedWalkSameHits). It returns true with w.cur set to an entry it
+// leaves to Go: a leaf reached before the triangle test is set up (w.wt
+// nil), one with an edge case (a triangle whose edge function is zero,
+// which intersect decides exactly), or an inner node past w.nwide or met
+// with the stack above w.limit. It returns false when the walk is over:
+// the stack ran empty, or, with w.first, a hit was committed.
+//
+//go:noescape
+func walkAVX2(w *fusedWalk) (more bool)
+
+// occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
+// and tests leaves as the loop does, and returns false when it has the
+// answer (w.found: a triangle hits) or true at an entry it leaves to Go,
+// as walkAVX2 (w.cur.node; the stack holds references).
+//
+//go:noescape
+func occludeAVX2(w *fusedWalk) (more bool)
+
+// slabTestAVX2 is slabTest with all eight children in one 256-bit test
+// (walkAVX2's): the same mask and entry distances up to the sign of a
+// zero (TestSlabTestMatchesScalarLoop). Callers check fusedAVX2.
+//
+//go:noescape
+func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
+
+// leafTestAVX2 is leafTest with all triangles of the leaf in one 256-bit
+// test (walkAVX2's): the same answers bit for bit
+// (TestLeafTestMatchesIntersect). Callers check fusedAVX2.
+//
+//go:noescape
+func leafTestAVX2(w *watertightRay, leaf unsafe.Pointer, n int, tMin, tMax float32, out *leafHits) (cand, edge uint)

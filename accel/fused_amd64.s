@@ -1,0 +1,664 @@
+#include "textflag.h"
+
+
+// walkAVX2 and occludeAVX2: the scalar walks' loops whole, in AVX2. They
+// keep the ray in registers from node to node and from node to leaf, test
+// a node's eight children in one 256-bit slab test and a leaf's triangles
+// (up to eight) in one 256-bit leaf test, and return to Go only at the
+// entries Go must take (see fused_amd64.go). Every operation is the SSE
+// kernels' (slabTest, leafTest) in the same order on eight lanes instead
+// of four, so every value is theirs bit for bit; no FMA is used (the Go
+// loops round every product). Only VEX instructions run between the
+// first 256-bit one and the VZEROUPPER before each return, so no SSE
+// code runs with dirty upper register halves. X15 and R14 are left alone.
+//
+// The layout constants mirror fused_amd64.go (fusedWalk), slab.go
+// (slabRay: seven 16-byte broadcasts, then the six row offsets),
+// triangle.go (watertightRay: kx, ky, kz at 16, 24, 32; ox, oy, oz, sx,
+// sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
+// (wideNode: 256 bytes, ref at 192; leaf references).
+
+// The frame: the entry distances of the last node test, &stack[limit],
+// the leaf entry while a leaf is tested, the leaf's first slot, and 8-lane
+// broadcasts of the triangle test's constants, tMin and tMax, then the
+// leaf test's t, ev, ew and det.
+#define NEAR 0
+#define LIMP 32
+#define CURN 40
+#define CURF 44
+#define OX 64
+#define OY 96
+#define OZ 128
+#define SX 160
+#define SY 192
+#define SZ 224
+#define TMIN 256
+#define TMAX 288
+#define TB 320
+#define EVB 352
+#define EWB 384
+#define DETB 416
+
+// SETUP loads the fusedWalk at w+0(FP) into DI, broadcasts the triangle
+// test's constants into the frame when wt is set, tMin and tMax too, and
+// the slab test's constants into registers (LOADNODE).
+#define SETUP \
+	MOVQ         w+0(FP), DI \
+	MOVQ         48(DI), DX \
+	TESTQ        DX, DX \
+	JZ           nowt \
+	TRIFRAME \
+nowt: \
+	VBROADCASTSS 80(DI), Y0 \
+	VMOVUPS      Y0, TMIN(SP) \
+	VBROADCASTSS 84(DI), Y0 \
+	VMOVUPS      Y0, TMAX(SP) \
+	LOADNODE
+
+// TRIFRAME broadcasts the triangle test's constants of the
+// watertightRay at DX into the frame (OX to SZ).
+#define TRIFRAME \
+	VBROADCASTSS 64(DX), Y0 \
+	VMOVUPS      Y0, OX(SP) \
+	VBROADCASTSS 68(DX), Y0 \
+	VMOVUPS      Y0, OY(SP) \
+	VBROADCASTSS 72(DX), Y0 \
+	VMOVUPS      Y0, OZ(SP) \
+	VBROADCASTSS 76(DX), Y0 \
+	VMOVUPS      Y0, SX(SP) \
+	VBROADCASTSS 80(DX), Y0 \
+	VMOVUPS      Y0, SY(SP) \
+	VBROADCASTSS 84(DX), Y0 \
+	VMOVUPS      Y0, SZ(SP)
+
+// PREFETCH4 prefetches what the walk reads when it takes the child
+// reference in AX: the four lines of the node it names in the wideNode
+// array at wide, or the first four lines from the first triangle of a
+// leaf in the leaf rows at rows (a leaf of more than five triangles
+// spans more), choosing the address without a branch. It clobbers AX,
+// CX and DX.
+#define PREFETCH4(wide, rows) \
+	MOVL       AX, CX \
+	ANDL       $0x7fffffff, CX \
+	SHRL       $3, CX \
+	LEAQ       (CX)(CX*8), CX \
+	SHLQ       $2, CX \
+	ADDQ       rows, CX \
+	MOVL       AX, DX \
+	SHLQ       $8, DX \
+	ADDQ       wide, DX \
+	TESTL      AX, AX \
+	CMOVQMI    CX, DX \
+	PREFETCHT0 (DX) \
+	PREFETCHT0 64(DX) \
+	PREFETCHT0 128(DX) \
+	PREFETCHT0 192(DX)
+
+// LOADSLAB loads the slab test's constants from the slabRay at DX: ox,
+// oy, oz, ix, iy, iz in Y6-Y11 and robustScale in Y13 (tMin goes in Y12
+// and tMax in Y14).
+#define LOADSLAB \
+	VBROADCASTSS 0(DX), Y6 \
+	VBROADCASTSS 16(DX), Y7 \
+	VBROADCASTSS 32(DX), Y8 \
+	VBROADCASTSS 48(DX), Y9 \
+	VBROADCASTSS 64(DX), Y10 \
+	VBROADCASTSS 80(DX), Y11 \
+	VBROADCASTSS 96(DX), Y13
+
+// LOADNODE is LOADSLAB for the walk's slabRay, tMin and current tMax.
+#define LOADNODE \
+	MOVQ         40(DI), DX \
+	LOADSLAB \
+	VBROADCASTSS 80(DI), Y12 \
+	VBROADCASTSS 84(DI), Y14
+
+// SLAB8 is slabTest on the node at SI for the slabRay at DX (its
+// constants loaded by LOADSLAB), all eight children at once: the hit mask
+// in AX, the entry distances in Y0. It clobbers Y1-Y5 and R8-R13.
+#define SLAB8 \
+	MOVQ      112(DX), R8 \
+	MOVQ      120(DX), R9 \
+	MOVQ      128(DX), R10 \
+	MOVQ      136(DX), R11 \
+	MOVQ      144(DX), R12 \
+	MOVQ      152(DX), R13 \
+	VMOVUPS   (SI)(R8*1), Y0 \
+	VSUBPS    Y6, Y0, Y0 \
+	VMULPS    Y9, Y0, Y0 \
+	VMOVUPS   (SI)(R9*1), Y1 \
+	VSUBPS    Y6, Y1, Y1 \
+	VMULPS    Y9, Y1, Y1 \
+	VMOVUPS   (SI)(R10*1), Y2 \
+	VSUBPS    Y7, Y2, Y2 \
+	VMULPS    Y10, Y2, Y2 \
+	VMOVUPS   (SI)(R11*1), Y3 \
+	VSUBPS    Y7, Y3, Y3 \
+	VMULPS    Y10, Y3, Y3 \
+	VMOVUPS   (SI)(R12*1), Y4 \
+	VSUBPS    Y8, Y4, Y4 \
+	VMULPS    Y11, Y4, Y4 \
+	VMOVUPS   (SI)(R13*1), Y5 \
+	VSUBPS    Y8, Y5, Y5 \
+	VMULPS    Y11, Y5, Y5 \
+	VMAXPS    Y2, Y0, Y0 \
+	VMAXPS    Y12, Y4, Y4 \
+	VMAXPS    Y4, Y0, Y0 \
+	VMINPS    Y3, Y1, Y1 \
+	VMINPS    Y14, Y5, Y5 \
+	VMINPS    Y5, Y1, Y1 \
+	VMULPS    Y13, Y1, Y1 \
+	VCMPPS    $2, Y1, Y0, Y1 \
+	VMOVMSKPS Y1, AX
+
+// LEAFEDGES is the first part of leafTest's LEAFGROUP on all eight lanes
+// of the leaf whose rows start at SI (R8, R9, R10: kx, ky, kz times the
+// row stride; R11 three strides), with the constants in the frame: the
+// vertices' sheared z in Y0-Y2 and the edge functions eu, ev, ew in
+// Y9-Y11, the edge cases (an edge function of zero) in Y4 and the sign
+// of the lanes whose origin lies outside the triangle in Y5. It clobbers
+// Y3, Y6-Y8, Y12 and AX.
+#define LEAFEDGES \
+	VMOVUPS (SI)(R10*1), Y0 \
+	VSUBPS  OZ(SP), Y0, Y0 \
+	VMOVUPS (SI)(R8*1), Y3 \
+	VSUBPS  OX(SP), Y3, Y3 \
+	VMULPS  SX(SP), Y0, Y12 \
+	VSUBPS  Y12, Y3, Y3 \
+	VMOVUPS (SI)(R9*1), Y4 \
+	VSUBPS  OY(SP), Y4, Y4 \
+	VMULPS  SY(SP), Y0, Y12 \
+	VSUBPS  Y12, Y4, Y4 \
+	LEAQ    (SI)(R11*1), AX \
+	VMOVUPS (AX)(R10*1), Y1 \
+	VSUBPS  OZ(SP), Y1, Y1 \
+	VMOVUPS (AX)(R8*1), Y5 \
+	VSUBPS  OX(SP), Y5, Y5 \
+	VMULPS  SX(SP), Y1, Y12 \
+	VSUBPS  Y12, Y5, Y5 \
+	VMOVUPS (AX)(R9*1), Y6 \
+	VSUBPS  OY(SP), Y6, Y6 \
+	VMULPS  SY(SP), Y1, Y12 \
+	VSUBPS  Y12, Y6, Y6 \
+	ADDQ    R11, AX \
+	VMOVUPS (AX)(R10*1), Y2 \
+	VSUBPS  OZ(SP), Y2, Y2 \
+	VMOVUPS (AX)(R8*1), Y7 \
+	VSUBPS  OX(SP), Y7, Y7 \
+	VMULPS  SX(SP), Y2, Y12 \
+	VSUBPS  Y12, Y7, Y7 \
+	VMOVUPS (AX)(R9*1), Y8 \
+	VSUBPS  OY(SP), Y8, Y8 \
+	VMULPS  SY(SP), Y2, Y12 \
+	VSUBPS  Y12, Y8, Y8 \
+	VMULPS  Y6, Y7, Y9 \
+	VMULPS  Y5, Y8, Y12 \
+	VSUBPS  Y12, Y9, Y9 \
+	VMULPS  Y8, Y3, Y10 \
+	VMULPS  Y7, Y4, Y12 \
+	VSUBPS  Y12, Y10, Y10 \
+	VMULPS  Y4, Y5, Y11 \
+	VMULPS  Y3, Y6, Y12 \
+	VSUBPS  Y12, Y11, Y11 \
+	VXORPS  Y3, Y3, Y3 \
+	VCMPPS  $0, Y3, Y9, Y4 \
+	VCMPPS  $0, Y3, Y10, Y5 \
+	VORPS   Y5, Y4, Y4 \
+	VCMPPS  $0, Y3, Y11, Y5 \
+	VORPS   Y5, Y4, Y4 \
+	VXORPS  Y10, Y9, Y5 \
+	VXORPS  Y11, Y9, Y6 \
+	VORPS   Y6, Y5, Y5
+
+// LEAFT is the rest of LEAFGROUP, after LEAFEDGES: det in Y6, t in Y7
+// and the lanes whose t lies in (tMin, tMax), tMax from TMAX(SP), in Y8.
+// It clobbers Y12.
+#define LEAFT \
+	VADDPS  Y10, Y9, Y6 \
+	VADDPS  Y11, Y6, Y6 \
+	VMULPS  Y9, Y0, Y7 \
+	VMULPS  Y10, Y1, Y8 \
+	VADDPS  Y8, Y7, Y7 \
+	VMULPS  Y11, Y2, Y8 \
+	VADDPS  Y8, Y7, Y7 \
+	VMULPS  SZ(SP), Y7, Y7 \
+	VDIVPS  Y6, Y7, Y7 \
+	VCMPPS  $0x1e, TMIN(SP), Y7, Y8 \
+	VCMPPS  $1, TMAX(SP), Y7, Y12 \
+	VANDPS  Y12, Y8, Y8
+
+// LEAFSETUP takes the leaf reference in R10 (its entry near distance in
+// X0): it saves the entry at CURN/CURF, and goes on at out when Go must
+// test the leaf (no triangle test yet, or rows out of range). Else it
+// leaves the leaf's first slot in R13, its triangle count in R12, &rows
+// of the leaf in SI and the row offsets LEAF8 takes in R8-R11.
+#define LEAFSETUP(out) \
+	MOVL   R10, CURN(SP) \
+	VMOVSS X0, CURF(SP) \
+	MOVQ   48(DI), DX \
+	TESTQ  DX, DX \
+	JZ     out \
+	MOVL   R10, R12 \
+	ANDL   $7, R12 \
+	INCL   R12 \
+	MOVL   R10, R13 \
+	ANDL   $0x7fffffff, R13 \
+	SHRL   $3, R13 \
+	LEAQ   (R13)(R12*1), AX \
+	LEAQ   (AX)(AX*8), AX \
+	ADDQ   $8, AX \
+	CMPQ   AX, 24(DI) \
+	JHI    out \
+	LEAQ   (R13)(R13*8), SI \
+	SHLQ   $2, SI \
+	ADDQ   16(DI), SI \
+	MOVQ   R12, R11 \
+	SHLQ   $2, R11 \
+	MOVQ   16(DX), R8 \
+	IMULQ  R11, R8 \
+	MOVQ   24(DX), R9 \
+	IMULQ  R11, R9 \
+	MOVQ   32(DX), R10 \
+	IMULQ  R11, R10 \
+	LEAQ   (R11)(R11*2), R11
+
+// LEAFLANES sets R9 to the mask of the R12 lanes in use.
+#define LEAFLANES \
+	MOVQ R12, CX \
+	MOVL $1, R9 \
+	SHLQ CX, R9 \
+	DECQ R9
+
+// func walkAVX2(w *fusedWalk) (more bool)
+//
+// The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
+// BX and w in DI.
+TEXT ·walkAVX2(SB), NOSPLIT, $448-9
+	SETUP
+	MOVQ   56(DI), DX
+	MOVQ   96(DI), AX
+	LEAQ   (DX)(AX*8), BX
+	MOVL   88(DI), R10
+	VMOVSS 92(DI), X0
+	MOVQ   64(DI), AX
+	TESTQ  AX, AX
+	JS     out               // no room for any node
+	LEAQ   (DX)(AX*8), AX
+	MOVQ   AX, LIMP(SP)
+	TESTL  R10, R10
+	JS     leaf
+
+loop:
+	// cur (R10, X0) is an inner node that passed the tMax check: test
+	// it here unless Go must (an index out of range, a stack that could
+	// overflow).
+	CMPQ  R10, 8(DI)
+	JCC   out
+	CMPQ  BX, LIMP(SP)
+	JHI   out
+	MOVQ  R10, SI
+	SHLQ  $8, SI
+	ADDQ  0(DI), SI
+	MOVQ  40(DI), DX
+	SLAB8
+	TESTQ AX, AX
+	JZ    pop
+
+	// The children hit, as walkFiniteOn takes them (nodeWalk's
+	// PUSHHITS): one is cur; of two, the nearer is cur (the first on a
+	// tie) and the other is pushed; more are pushed as pushSorted pushes
+	// them and cur is popped off the top. The pushed entries left on the
+	// stack are prefetched. R12 ends one past the top entry.
+	MOVQ  BX, R12
+	BSFQ  AX, CX
+	LEAQ  -1(AX), R8
+	ANDQ  AX, R8
+	JNZ   several
+	MOVL    192(SI)(CX*4), R10
+	VMOVD   CX, X1
+	VPERMPS Y0, Y1, Y0       // near[CX] in lane 0
+	JMP   done
+
+several:
+	BSFQ  R8, R9
+	LEAQ  -1(R8), R11
+	TESTQ R8, R11
+	JNZ   three
+	// Two: the nearer is cur (the first on a tie), chosen without a
+	// branch, and the other is pushed and prefetched.
+	MOVL     192(SI)(CX*4), R10
+	MOVL     192(SI)(R9*4), R11
+	VMOVD    CX, X2
+	VMOVD    R9, X3
+	VPERMPS  Y0, Y3, Y1
+	VPERMPS  Y0, Y2, Y0
+	VUCOMISS X0, X1          // second < first: swap
+	MOVL     R10, AX
+	CMOVLCS  R11, R10
+	CMOVLCS  AX, R11
+	VMINSS   X0, X1, X2
+	VMAXSS   X1, X0, X1
+	VMOVAPS  X2, X0
+	MOVL     R11, 0(BX)
+	VMOVSS   X1, 4(BX)
+	ADDQ     $8, R12
+	MOVL     R11, AX
+	PREFETCH4(0(DI), 16(DI))
+	JMP      done
+
+three:
+	VMOVUPS Y0, NEAR(SP)
+
+sorted:
+	BSFQ   AX, CX
+	MOVL   192(SI)(CX*4), R9
+	MOVL   NEAR(SP)(CX*4), R10
+	VMOVSS NEAR(SP)(CX*4), X0
+	SHLQ   $32, R10
+	ORQ    R9, R10
+	MOVQ   R12, R11
+
+insert:
+	CMPQ     R11, BX
+	JLS      put
+	VUCOMISS -4(R11), X0
+	JCS      put
+	MOVQ     -8(R11), R9
+	MOVQ     R9, 0(R11)
+	SUBQ     $8, R11
+	JMP      insert
+
+put:
+	MOVQ   R10, 0(R11)
+	ADDQ   $8, R12
+	LEAQ   -1(AX), CX
+	ANDQ   CX, AX
+	JNZ    sorted
+	SUBQ   $8, R12
+	MOVL   0(R12), R10
+	VMOVSS 4(R12), X0
+
+prefetch:
+	MOVQ BX, R11
+
+pfnext:
+	CMPQ R11, R12
+	JCC  done
+	MOVL 0(R11), AX
+	ADDQ $8, R11
+	PREFETCH4(0(DI), 16(DI))
+	JMP  pfnext
+
+done:
+	MOVQ     R12, BX
+	VUCOMISS X0, X14         // cur.near <= tMax
+	JCS      pop
+	TESTL    R10, R10
+	JS       leaf
+	JMP      loop
+
+pop:
+	CMPQ     BX, 56(DI)
+	JLS      empty
+	SUBQ     $8, BX
+	MOVL     0(BX), R10
+	VMOVSS   4(BX), X0
+	VUCOMISS X0, X14
+	JCS      pop
+	TESTL    R10, R10
+	JS       leaf
+	JMP      loop
+
+leaf:
+	// cur is a leaf that passed the check: test its triangles.
+	LEAFSETUP(leafout)
+	LEAFEDGES
+	LEAFLANES
+	VMOVMSKPS Y4, CX
+	ANDQ      R9, CX
+	JNZ       leafout        // an edge case: Go decides the leaf
+	VMOVMSKPS Y5, AX
+	NOTQ      AX
+	ANDQ      R9, AX         // the lanes whose origin lies inside
+	JZ        leafdone
+	LEAFT
+	VMOVMSKPS Y8, CX
+	ANDQ      CX, AX         // and whose t is in range: the candidates
+	JZ        leafdone
+
+	// Commit as the Go loop does: each candidate in slot order whose t
+	// is below the current tMax (the first one with w.first).
+	VMOVUPS  Y7, TB(SP)
+	VMOVUPS  Y10, EVB(SP)
+	VMOVUPS  Y11, EWB(SP)
+	VMOVUPS  Y6, DETB(SP)
+	VMOVSS   84(DI), X1
+	MOVQ     $-1, R8
+
+cand:
+	BSFQ     AX, CX
+	VMOVSS   TB(SP)(CX*4), X0
+	VUCOMISS X1, X0          // t < tMax
+	JCC      nextcand
+	VMOVAPS  X0, X1
+	MOVQ     CX, R8
+	CMPB     104(DI), $0
+	JNE      commit
+
+nextcand:
+	LEAQ  -1(AX), CX
+	ANDQ  CX, AX
+	JNZ   cand
+	TESTQ R8, R8
+	JS    leafdone
+
+commit:
+	// The hit of lane R8 (t in X1), as leafHits.hit gives it.
+	VMOVSS     DETB(SP)(R8*4), X2
+	MOVL       $0x3f800000, DX
+	VMOVD      DX, X3
+	VDIVSS     X2, X3, X3    // 1 / det
+	VMULSS     EVB(SP)(R8*4), X3, X4
+	VMULSS     EWB(SP)(R8*4), X3, X5
+	MOVQ       72(DI), DX
+	VMOVSS     X1, 0(DX)
+	VMOVSS     X4, 4(DX)
+	VMOVSS     X5, 8(DX)
+	LEAQ       (R13)(R8*1), AX
+	MOVL       AX, 12(DX)
+	VXORPS     X6, X6, X6
+	VUCOMISS   X6, X2        // det > 0: front
+	SETHI      16(DX)
+	MOVB       $1, 105(DI)
+	VMOVSS     X1, 84(DI)
+	VBROADCASTSS X1, Y0
+	VMOVUPS    Y0, TMAX(SP)
+	MOVQ       32(DI), DX
+	PREFETCHT0 (DX)(AX*4)
+	CMPB       104(DI), $0
+	JNE        over
+
+leafdone:
+	LOADNODE
+	JMP pop
+
+leafout:
+	MOVL   CURN(SP), R10
+	VMOVSS CURF(SP), X0
+
+out:
+	MOVL   R10, 88(DI)
+	VMOVSS X0, 92(DI)
+	SUBQ   56(DI), BX
+	SHRQ   $3, BX
+	MOVQ   BX, 96(DI)
+	VZEROUPPER
+	MOVB   $1, more+8(FP)
+	RET
+
+empty:
+over:
+	MOVQ $0, 96(DI)
+	VZEROUPPER
+	MOVB $0, more+8(FP)
+	RET
+
+// func occludeAVX2(w *fusedWalk) (more bool)
+//
+// The loop keeps cur in R10, &stack[sp] in BX (uint32 entries), the hit
+// mask, once cur is taken from it, in R8, and w in DI.
+TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
+	SETUP
+	MOVQ  56(DI), DX
+	MOVQ  96(DI), AX
+	LEAQ  (DX)(AX*4), BX
+	MOVL  88(DI), R10
+	MOVQ  64(DI), AX
+	TESTQ AX, AX
+	JS    out                // no room for any node
+	LEAQ  (DX)(AX*4), AX
+	MOVQ  AX, LIMP(SP)
+	TESTL R10, R10
+	JS    leaf
+
+loop:
+	CMPQ  R10, 8(DI)
+	JCC   out
+	CMPQ  BX, LIMP(SP)
+	JHI   out
+	MOVQ  R10, SI
+	SHLQ  $8, SI
+	ADDQ  0(DI), SI
+	MOVQ  40(DI), DX
+	SLAB8
+	TESTQ AX, AX
+	JZ    pop
+	BSFQ  AX, CX             // the first child hit is cur
+	MOVL  192(SI)(CX*4), R10
+	LEAQ  -1(AX), R8
+	ANDQ  AX, R8
+
+push:
+	// The others are pushed in slot order, each prefetched.
+	TESTQ R8, R8
+	JZ    next
+	BSFQ  R8, CX
+	MOVL  192(SI)(CX*4), AX
+	MOVL  AX, 0(BX)
+	ADDQ  $4, BX
+	LEAQ  -1(R8), CX
+	ANDQ  CX, R8
+	PREFETCH4(0(DI), 16(DI))
+	JMP   push
+
+next:
+	TESTL R10, R10
+	JS    leaf
+	JMP   loop
+
+pop:
+	CMPQ BX, 56(DI)
+	JLS  empty
+	SUBQ $4, BX
+	MOVL 0(BX), R10
+	JMP  next
+
+leaf:
+	VXORPS X0, X0, X0
+	LEAFSETUP(leafout)
+	LEAFEDGES
+	LEAFLANES
+	VMOVMSKPS Y4, CX
+	ANDQ      R9, CX
+	JNZ       leafout        // an edge case: Go decides the leaf
+	VMOVMSKPS Y5, AX
+	NOTQ      AX
+	ANDQ      R9, AX         // the lanes whose origin lies inside
+	JZ        leafdone
+	LEAFT
+	VMOVMSKPS Y8, CX
+	ANDQ      CX, AX         // and whose t is in range: a hit
+	JNZ       hit
+
+leafdone:
+	LOADNODE
+	JMP   pop
+
+leafout:
+	MOVL CURN(SP), R10
+
+out:
+	MOVL R10, 88(DI)
+	SUBQ 56(DI), BX
+	SHRQ $2, BX
+	MOVQ BX, 96(DI)
+	VZEROUPPER
+	MOVB $1, more+8(FP)
+	RET
+
+hit:
+	MOVB $1, 105(DI)
+
+empty:
+	MOVQ $0, 96(DI)
+	VZEROUPPER
+	MOVB $0, more+8(FP)
+	RET
+
+// func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
+TEXT ·slabTestAVX2(SB), NOSPLIT, $0-40
+	MOVQ    n+0(FP), SI
+	MOVQ    q+8(FP), DX
+	LOADSLAB
+	VMOVSS       tMin+16(FP), X12
+	VBROADCASTSS X12, Y12
+	VMOVSS       tMax+20(FP), X14
+	VBROADCASTSS X14, Y14
+	SLAB8
+	MOVQ    near+24(FP), DX
+	VMOVUPS Y0, 0(DX)
+	VZEROUPPER
+	MOVQ    AX, mask+32(FP)
+	RET
+
+// func leafTestAVX2(w *watertightRay, leaf unsafe.Pointer, n int, tMin, tMax float32, out *leafHits) (cand, edge uint)
+TEXT ·leafTestAVX2(SB), NOSPLIT, $448-56
+	MOVQ         w+0(FP), DX
+	TRIFRAME
+	VMOVSS       tMin+24(FP), X0
+	VBROADCASTSS X0, Y0
+	VMOVUPS      Y0, TMIN(SP)
+	VMOVSS       tMax+28(FP), X0
+	VBROADCASTSS X0, Y0
+	VMOVUPS      Y0, TMAX(SP)
+	MOVQ         leaf+8(FP), SI
+	MOVQ         n+16(FP), R12
+	MOVQ         R12, R11
+	SHLQ         $2, R11     // row stride in bytes
+	MOVQ         16(DX), R8
+	IMULQ        R11, R8
+	MOVQ         24(DX), R9
+	IMULQ        R11, R9
+	MOVQ         32(DX), R10
+	IMULQ        R11, R10
+	LEAQ         (R11)(R11*2), R11
+	LEAFEDGES
+	LEAFT
+	MOVQ         out+32(FP), DX
+	VMOVUPS      Y7, 0(DX)
+	VMOVUPS      Y10, 32(DX)
+	VMOVUPS      Y11, 64(DX)
+	VMOVUPS      Y6, 96(DX)
+	LEAFLANES
+	VMOVMSKPS    Y8, AX
+	VMOVMSKPS    Y5, CX
+	NOTQ         CX
+	ANDQ         CX, AX
+	VMOVMSKPS    Y4, CX
+	ORQ          CX, AX
+	ANDQ         R9, AX
+	ANDQ         R9, CX
+	VZEROUPPER
+	MOVQ         AX, cand+40(FP)
+	MOVQ         CX, edge+48(FP)
+	RET

@@ -1,0 +1,34 @@
+//go:build !amd64
+
+package accel
+
+import "unsafe"
+
+// fusedAVX2 is false off amd64: the walks take their Go loops (a
+// variable, as on amd64, so that tests can set it).
+var fusedAVX2 = false
+
+// haveAVX2 is false off amd64.
+const haveAVX2 = false
+
+type fusedWalk struct {
+	wide, rows, prims, stack unsafe.Pointer
+	nwide, nrows, limit, sp  int
+	slab                     *slabRay
+	wt                       *watertightRay
+	h                        *fastHit
+	tMin, tMax               float32
+	cur                      stackEntry
+	first, found             bool
+}
+
+func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
+func occludeAVX2(w *fusedWalk) bool { panic("accel: no AVX2 walk on this architecture") }
+
+func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) uint {
+	panic("accel: no AVX2 slab test on this architecture")
+}
+
+func leafTestAVX2(w *watertightRay, leaf unsafe.Pointer, n int, tMin, tMax float32, out *leafHits) (cand, edge uint) {
+	panic("accel: no AVX2 leaf test on this architecture")
+}
