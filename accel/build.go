@@ -268,14 +268,21 @@ type bref struct {
 	id                  uint32
 }
 
-// binBox is a box as six scalars, maxima negated (see bref).
-type binBox struct{ minX, minY, minZ, nmaxX, nmaxY, nmaxZ float32 }
+// binBox is a box as six scalars, maxima negated (see bref), each triple
+// padded to four floats so that the assembly binning (binRefsSSE) loads
+// and stores a bin's halves whole.
+type binBox struct {
+	minX, minY, minZ    float32
+	_                   float32
+	nmaxX, nmaxY, nmaxZ float32
+	_                   float32
+}
 
 var posInf = float32(math.Inf(1))
 
 func emptyBinBox() binBox {
 	inf := posInf
-	return binBox{inf, inf, inf, inf, inf, inf}
+	return binBox{minX: inf, minY: inf, minZ: inf, nmaxX: inf, nmaxY: inf, nmaxZ: inf}
 }
 
 // binScratch is one goroutine's binning storage.
@@ -503,6 +510,17 @@ func splitChunks(n, k int) [][2]int {
 
 // rangeBounds returns the bounds and doubled-centroid bounds of refs.
 func rangeBounds(refs []bref) (binBox, centroids) {
+	if boundsAsm && len(refs) > 0 {
+		var bb binBox
+		var cb centroids
+		refBounds(&refs[0], len(refs), &bb, &cb)
+		return bb, cb
+	}
+	return rangeBoundsGo(refs)
+}
+
+// rangeBoundsGo is rangeBounds in Go.
+func rangeBoundsGo(refs []bref) (binBox, centroids) {
 	bb := emptyBinBox()
 	x0, y0, z0, x1, y1, z1 := bb.minX, bb.minY, bb.minZ, bb.nmaxX, bb.nmaxY, bb.nmaxZ
 	for i := range refs {
@@ -514,7 +532,7 @@ func rangeBounds(refs []bref) (binBox, centroids) {
 		y1 = min(y1, a.nmaxY)
 		z1 = min(z1, a.nmaxZ)
 	}
-	return binBox{x0, y0, z0, x1, y1, z1}, centroidBounds(refs)
+	return binBox{minX: x0, minY: y0, minZ: z0, nmaxX: x1, nmaxY: y1, nmaxZ: z1}, centroidBounds(refs)
 }
 
 // newBinning sets up nb bins per axis over the doubled-centroid bounds cb.
@@ -536,6 +554,29 @@ func newBinning(nb int, cb *centroids) (bn binning, usable bool) {
 // binRefs fills sc's first bn.nb bins of every axis from every stride-th
 // ref, starting with the first.
 func binRefs(refs []bref, bn *binning, sc *binScratch, stride int) {
+	if boundsAsm {
+		binRefsPadded(refs, bn, sc, stride)
+		return
+	}
+	binRefsGo(refs, bn, sc, stride)
+}
+
+// binRefsPadded is binRefs through binRefsSSE.
+func binRefsPadded(refs []bref, bn *binning, sc *binScratch, stride int) {
+	e := emptyBinBox()
+	for a := range sc.boxes {
+		for i := range sc.boxes[a][:bn.nb] {
+			sc.boxes[a][i] = e
+			sc.counts[a][i] = 0
+		}
+	}
+	if n := (len(refs) + stride - 1) / stride; n > 0 {
+		binRefsSSE(&refs[0], n, stride, bn, &sc.boxes, &sc.counts)
+	}
+}
+
+// binRefsGo is binRefs in Go.
+func binRefsGo(refs []bref, bn *binning, sc *binScratch, stride int) {
 	boxes, counts := &sc.boxes, &sc.counts
 	e := emptyBinBox()
 	nb := bn.nb
@@ -785,6 +826,16 @@ func countLeft(refs []bref, bn *binning, axis, split int) int {
 // well, except on small nodes (see branchyBounds). Centroids are finite, and a zero's sign in these bounds cannot move
 // any ref to another bin (c - lo and the axis' extent come out the same).
 func centroidBounds(refs []bref) centroids {
+	if boundsAsm && len(refs) > 0 {
+		var cb centroids
+		refBounds(&refs[0], len(refs), nil, &cb)
+		return cb
+	}
+	return centroidBoundsGo(refs)
+}
+
+// centroidBoundsGo is centroidBounds in Go.
+func centroidBoundsGo(refs []bref) centroids {
 	if len(refs) < branchyBounds {
 		return centroidBoundsMin(refs)
 	}

@@ -1,0 +1,14 @@
+//go:build !amd64
+
+package accel
+
+// boundsAsm is false off amd64: the Go loops compute bounds.
+const boundsAsm = false
+
+func refBounds(refs *bref, n int, box *binBox, cent *centroids) {
+	panic("accel: no assembly bounds on this architecture")
+}
+
+func binRefsSSE(refs *bref, n, stride int, bn *binning, boxes *[3][maxBins]binBox, counts *[3][maxBins]int32) {
+	panic("accel: no assembly binning on this architecture")
+}
