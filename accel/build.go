@@ -94,8 +94,23 @@ func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 // buildBVHRefs is buildBVH over refs already in the builder's layout,
 // whose bounds and doubled-centroid bounds are given. It takes refs over.
 func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []node, order []uint32) {
-	return buildBVHGrain(refs, bb, cb, p, parallelGrain)
+	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0)))
 }
+
+// grainFor returns the size from which the subtrees of a build of n refs
+// on procs goroutines are handed to other goroutines: parallelGrain, or
+// for smaller builds on several goroutines, about an eighth of each
+// goroutine's share but at least minGrain refs, so that small builds run
+// in parallel too. The tree does not depend on it (see piece).
+func grainFor(n, procs int) int {
+	if procs <= 1 {
+		return parallelGrain
+	}
+	return min(parallelGrain, max(minGrain, n/(8*procs)))
+}
+
+// minGrain is the least size of a subtree built on a goroutine of its own.
+const minGrain = 1 << 10
 
 // buildBVHGrain is buildBVHRefs with nodes of grain refs or more handing
 // their left child to another goroutine (tests splice many small pieces).
