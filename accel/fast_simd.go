@@ -117,17 +117,20 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 	wide, tris, rows := b.wide, b.tris, b.rows
 	var q nodeRay
 	q.init(&o.rb, tMin)
-	far := archsimd.BroadcastFloat32x8(tMax)
 	for {
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
 				return false, false
 			}
 			n := &wide[cur]
-			// q.hitWide without the entry distances, written out.
+			// q.hitWide without the entry distances, written out. tMax
+			// is broadcast here, not once before the loop: a vector
+			// live across the loop stays in a register whose upper half
+			// the scalar code below then runs with (slow), restored
+			// after each ClearAVXUpperBits.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-			fr := far.Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+			fr := archsimd.BroadcastFloat32x8(tMax).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
 			mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
 			// The upper register halves are cleared before the scalar (SSE) code
 			// that follows, in each branch: before the branch, the compiler
