@@ -45,3 +45,19 @@ package accel
 // path use the vector walks: a build with GOEXPERIMENT=simd on amd64, run
 // on a CPU with AVX2. They answer exactly as the scalar walks, the default.
 func VectorWalks() bool { return useSIMD }
+
+// Walks names the traversal code that Intersect, Occluded and the plain
+// TraceRay path run on this processor, for benchmark reports: "vector
+// (GOEXPERIMENT=simd)", "scalar, AVX2 assembly", "scalar, SSE assembly"
+// or "scalar Go".
+func Walks() string {
+	switch {
+	case useSIMD:
+		return "vector (GOEXPERIMENT=simd)"
+	case fusedAVX2:
+		return "scalar, AVX2 assembly"
+	case slabAsm:
+		return "scalar, SSE assembly"
+	}
+	return "scalar Go"
+}

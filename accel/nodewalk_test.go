@@ -538,3 +538,24 @@ func TestNodeWalkSameHits(t *testing.T) {
 		}
 	}
 }
+
+// Walks names the walks the switches select.
+func TestWalksNamesTheWalkInUse(t *testing.T) {
+	defer func(old bool) { fusedAVX2 = old }(fusedAVX2)
+	want := map[bool]string{true: "scalar, AVX2 assembly", false: "scalar, SSE assembly"}
+	for _, fused := range []bool{false, haveAVX2} {
+		fusedAVX2 = fused
+		switch got := Walks(); {
+		case useSIMD:
+			if got != "vector (GOEXPERIMENT=simd)" {
+				t.Errorf("vector build: Walks() = %q", got)
+			}
+		case !slabAsm:
+			if got != "scalar Go" {
+				t.Errorf("no assembly: Walks() = %q", got)
+			}
+		case got != want[fused]:
+			t.Errorf("fusedAVX2 %v: Walks() = %q, want %q", fused, got, want[fused])
+		}
+	}
+}

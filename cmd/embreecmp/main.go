@@ -125,8 +125,8 @@ func run() error {
 	if len(meshes) == 0 {
 		return fmt.Errorf("no scenes: give -sizes or -obj")
 	}
-	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, raypipe %s walks, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
-		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, walks(), *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
+	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, raypipe walks: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
+		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, accel.Walks(), *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
 	for _, mk := range meshes {
 		m, err := mk()
 		if err != nil {
@@ -411,13 +411,4 @@ func parseSize(s string) (int, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return int(x * mult), nil
-}
-
-// walks names raypipe's traversal code: "vector" in a GOEXPERIMENT=simd
-// build on AVX2, else "scalar".
-func walks() string {
-	if accel.VectorWalks() {
-		return "vector (GOEXPERIMENT=simd)"
-	}
-	return "scalar"
 }

@@ -60,7 +60,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-32s %12.4g  %s\n", m.Name, m.Value, m.Unit)
 	}
 	if !*jsonOut {
-		fmt.Fprintf(stdout, "raypipe bench: %d CPUs (GOMAXPROCS), %s/%s, %s walks\n\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, walks())
+		fmt.Fprintf(stdout, "raypipe bench: %d CPUs (GOMAXPROCS), %s/%s, walks: %s\n\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, accel.Walks())
 		fmt.Fprintf(stdout, "%-32s %12s  %s\n", "metric", "value", "unit")
 	}
 	return benchSuite(cfg, emit)
@@ -334,13 +334,4 @@ func benchSER(cfg benchConfig, emit func(metric)) error {
 		emit(metric{fmt.Sprintf("ser.speedup.window_%d", w), res.SamplesPerSec / off.SamplesPerSec, "ratio"})
 	}
 	return nil
-}
-
-// walks names the traversal code accel uses: "vector" in a
-// GOEXPERIMENT=simd build on AVX2, else "scalar".
-func walks() string {
-	if accel.VectorWalks() {
-		return "vector (GOEXPERIMENT=simd)"
-	}
-	return "scalar"
 }
