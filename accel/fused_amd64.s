@@ -1,6 +1,5 @@
 #include "textflag.h"
 
-
 // walkAVX2 and occludeAVX2: the scalar walks' loops whole, in AVX2. They
 // keep the ray in registers from node to node and from node to leaf, test
 // a node's eight children in one 256-bit slab test and a leaf's triangles
@@ -18,10 +17,10 @@
 // sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
 // (wideNode: 256 bytes, ref at 192; leaf references).
 
-// The frame: the entry distances of the last node test, &stack[limit],
-// the leaf entry while a leaf is tested, the leaf's first slot, and 8-lane
-// broadcasts of the triangle test's constants, tMin and tMax, then the
-// leaf test's t, ev, ew and det.
+// The frame: the entry distances of a node's children (for the sort of
+// three or more), &stack[limit], the leaf entry while a leaf is tested,
+// 8-lane broadcasts of the triangle test's constants, tMin and tMax, then
+// the leaf test's t, ev, ew and det.
 #define NEAR 0
 #define LIMP 32
 #define CURN 40
@@ -142,11 +141,11 @@ nowt: \
 	VSUBPS    Y8, Y5, Y5 \
 	VMULPS    Y11, Y5, Y5 \
 	VMAXPS    Y2, Y0, Y0 \
-	VMAXPS    Y12, Y4, Y4 \
 	VMAXPS    Y4, Y0, Y0 \
+	VMAXPS    Y12, Y0, Y0 \
 	VMINPS    Y3, Y1, Y1 \
-	VMINPS    Y14, Y5, Y5 \
 	VMINPS    Y5, Y1, Y1 \
+	VMINPS    Y14, Y1, Y1 \
 	VMULPS    Y13, Y1, Y1 \
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
@@ -269,24 +268,52 @@ nowt: \
 	SHLQ CX, R9 \
 	DECQ R9
 
+// ENTRY takes the walk's stack (entries of size bytes) and cur's node:
+// &stack[sp] in BX, &stack[limit] at LIMP(SP), the node in R10; it goes
+// on at out when limit leaves no room for a node, at leaf when cur is a
+// leaf, and else falls through to the node loop.
+#define ENTRY(size, out, leaf) \
+	MOVQ  56(DI), DX \
+	MOVQ  96(DI), AX \
+	LEAQ  (DX)(AX*size), BX \
+	MOVL  88(DI), R10 \
+	MOVQ  64(DI), AX \
+	TESTQ AX, AX \
+	JS    out \
+	LEAQ  (DX)(AX*size), AX \
+	MOVQ  AX, LIMP(SP) \
+	TESTL R10, R10 \
+	JS    leaf
+
+// LEAFCANDS tests the leaf in R10 (near distance in X0): it goes on at
+// out when Go must (LEAFSETUP's cases, and any edge case), at none when
+// no triangle hits over (tMin, tMax), and else falls through with the
+// candidates (the lanes whose origin lies inside and whose t is in
+// range) in AX and LEAFEDGES' and LEAFT's vectors.
+#define LEAFCANDS(out, none) \
+	LEAFSETUP(out) \
+	LEAFEDGES \
+	LEAFLANES \
+	VMOVMSKPS Y4, CX \
+	ANDQ      R9, CX \
+	JNZ       out \
+	VMOVMSKPS Y5, AX \
+	NOTQ      AX \
+	ANDQ      R9, AX \
+	JZ        none \
+	LEAFT \
+	VMOVMSKPS Y8, CX \
+	ANDQ      CX, AX \
+	JZ        none
+
 // func walkAVX2(w *fusedWalk) (more bool)
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
 // BX and w in DI.
 TEXT ·walkAVX2(SB), NOSPLIT, $448-9
 	SETUP
-	MOVQ   56(DI), DX
-	MOVQ   96(DI), AX
-	LEAQ   (DX)(AX*8), BX
-	MOVL   88(DI), R10
 	VMOVSS 92(DI), X0
-	MOVQ   64(DI), AX
-	TESTQ  AX, AX
-	JS     out               // no room for any node
-	LEAQ   (DX)(AX*8), AX
-	MOVQ   AX, LIMP(SP)
-	TESTL  R10, R10
-	JS     leaf
+	ENTRY(8, out, leaf)
 
 loop:
 	// cur (R10, X0) is an inner node that passed the tMax check: test
@@ -411,20 +438,7 @@ pop:
 
 leaf:
 	// cur is a leaf that passed the check: test its triangles.
-	LEAFSETUP(leafout)
-	LEAFEDGES
-	LEAFLANES
-	VMOVMSKPS Y4, CX
-	ANDQ      R9, CX
-	JNZ       leafout        // an edge case: Go decides the leaf
-	VMOVMSKPS Y5, AX
-	NOTQ      AX
-	ANDQ      R9, AX         // the lanes whose origin lies inside
-	JZ        leafdone
-	LEAFT
-	VMOVMSKPS Y8, CX
-	ANDQ      CX, AX         // and whose t is in range: the candidates
-	JZ        leafdone
+	LEAFCANDS(leafout, leafdone)
 
 	// Commit as the Go loop does: each candidate in slot order whose t
 	// is below the current tMax (the first one with w.first).
@@ -509,17 +523,7 @@ over:
 // mask, once cur is taken from it, in R8, and w in DI.
 TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	SETUP
-	MOVQ  56(DI), DX
-	MOVQ  96(DI), AX
-	LEAQ  (DX)(AX*4), BX
-	MOVL  88(DI), R10
-	MOVQ  64(DI), AX
-	TESTQ AX, AX
-	JS    out                // no room for any node
-	LEAQ  (DX)(AX*4), AX
-	MOVQ  AX, LIMP(SP)
-	TESTL R10, R10
-	JS    leaf
+	ENTRY(4, out, leaf)
 
 loop:
 	CMPQ  R10, 8(DI)
@@ -565,20 +569,8 @@ pop:
 
 leaf:
 	VXORPS X0, X0, X0
-	LEAFSETUP(leafout)
-	LEAFEDGES
-	LEAFLANES
-	VMOVMSKPS Y4, CX
-	ANDQ      R9, CX
-	JNZ       leafout        // an edge case: Go decides the leaf
-	VMOVMSKPS Y5, AX
-	NOTQ      AX
-	ANDQ      R9, AX         // the lanes whose origin lies inside
-	JZ        leafdone
-	LEAFT
-	VMOVMSKPS Y8, CX
-	ANDQ      CX, AX         // and whose t is in range: a hit
-	JNZ       hit
+	LEAFCANDS(leafout, leafdone)
+	JMP hit                  // a triangle hits
 
 leafdone:
 	LOADNODE
