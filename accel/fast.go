@@ -473,8 +473,9 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	fused := fusedAVX2 && b.rows != nil
 	var fw fusedWalk
 	if fused {
-		fw = b.fusedWalk(r, tMin, unsafe.Pointer(stackBase), len(stack)-(wideWidth-1))
-		fw.tMax = tMax
+		// occludeAVX2 stores all eight references of a node at once.
+		fw = b.fusedWalk(r, tMin, unsafe.Pointer(stackBase), len(stack)-wideWidth)
+		fw.tMax, fw.compress = tMax, &compressSlots
 	}
 	for {
 		if fused {

@@ -41,7 +41,25 @@ type fusedWalk struct {
 	sp    int        // in and out: the stack height
 	first bool       // walkAVX2 stops at the first hit it commits
 	found bool       // out: walkAVX2 committed a hit, occludeAVX2 found one
+	// compress is compressSlots, for occludeAVX2's pushes.
+	compress *[256][wideWidth]uint32
 }
+
+// compressSlots[m] lists the slots set in the mask m, in increasing
+// order: occludeAVX2 pushes the children a node test hits, in slot order,
+// by permuting the node's references with it, without a branch per child.
+var compressSlots = func() (t [256][wideWidth]uint32) {
+	for m := range t {
+		k := 0
+		for i := 0; i < wideWidth; i++ {
+			if m>>i&1 != 0 {
+				t[m][k] = uint32(i)
+				k++
+			}
+		}
+	}
+	return t
+}()
 
 var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.nrows)-24]
@@ -54,6 +72,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.sp)-96]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.first)-104]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.found)-105]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.compress)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]
 	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.sz)-84]

@@ -537,23 +537,32 @@ loop:
 	SLAB8
 	TESTQ AX, AX
 	JZ    pop
-	BSFQ  AX, CX             // the first child hit is cur
-	MOVL  192(SI)(CX*4), R10
-	LEAQ  -1(AX), R8
-	ANDQ  AX, R8
-
-push:
-	// The others are pushed in slot order, each prefetched.
-	TESTQ R8, R8
-	JZ    next
-	BSFQ  R8, CX
-	MOVL  192(SI)(CX*4), AX
-	MOVL  AX, 0(BX)
-	ADDQ  $4, BX
-	LEAQ  -1(R8), CX
-	ANDQ  CX, R8
+	BSFQ    AX, CX           // the first child hit is cur
+	MOVL    192(SI)(CX*4), R10
+	LEAQ    -1(AX), R8
+	ANDQ    AX, R8           // the others, pushed in slot order
+	POPCNTQ R8, R9           // without a branch: all eight refs
+	SHLQ    $5, R8           // compressed by the table's indices
+	ADDQ    112(DI), R8      // for the mask, stored at once
+	VMOVDQU (R8), Y1
+	VMOVDQU 192(SI), Y2
+	VPERMD  Y2, Y1, Y2
+	VMOVDQU Y2, 0(BX)
+	LEAQ    (BX)(R9*4), BX
+	// Prefetch the two entries on top, the next ones popped (when
+	// fewer were pushed, entries already there or the stack's first).
+	MOVQ    56(DI), DX
+	LEAQ    -4(BX), R8
+	CMPQ    R8, DX
+	CMOVQCS DX, R8
+	MOVL    0(R8), AX
 	PREFETCH4(0(DI), 16(DI))
-	JMP   push
+	MOVQ    56(DI), DX
+	LEAQ    -8(BX), R8
+	CMPQ    R8, DX
+	CMOVQCS DX, R8
+	MOVL    0(R8), AX
+	PREFETCH4(0(DI), 16(DI))
 
 next:
 	TESTL R10, R10

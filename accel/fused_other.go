@@ -20,6 +20,7 @@ type fusedWalk struct {
 	tMin, tMax               float32
 	cur                      stackEntry
 	first, found             bool
+	compress                 *[256][wideWidth]uint32
 }
 
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
@@ -32,3 +33,6 @@ func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) ui
 func leafTestAVX2(w *watertightRay, leaf unsafe.Pointer, n int, tMin, tMax float32, out *leafHits) (cand, edge uint) {
 	panic("accel: no AVX2 leaf test on this architecture")
 }
+
+// compressSlots is occludeAVX2's table; off amd64 nothing reads it.
+var compressSlots [256][wideWidth]uint32
