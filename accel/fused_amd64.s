@@ -17,10 +17,10 @@
 // sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
 // (wideNode: 256 bytes, ref at 192; leaf references).
 
-// The frame: the entry distances of a node's children (for the sort of
-// three or more), &stack[limit], the leaf entry while a leaf is tested,
-// 8-lane broadcasts of the triangle test's constants, tMin and tMax, then
-// the leaf test's t, ev, ew and det.
+// The frame: the entry distances of a node's children, &stack[limit],
+// the leaf entry while a leaf is tested, 8-lane broadcasts of the
+// triangle test's constants, tMin and tMax, the leaf test's t, ev, ew and
+// det, and (walkAVX2) the lanes a node test hit.
 #define NEAR 0
 #define LIMP 32
 #define CURN 40
@@ -37,6 +37,7 @@
 #define EVB 352
 #define EWB 384
 #define DETB 416
+#define HITV 448
 
 // SETUP loads the fusedWalk at w+0(FP) into DI, broadcasts the triangle
 // test's constants into the frame when wt is set, tMin and tMax too, and
@@ -92,6 +93,28 @@ nowt: \
 	PREFETCHT0 64(DX) \
 	PREFETCHT0 128(DX) \
 	PREFETCHT0 192(DX)
+
+// RANK adds to the ranks in Y3 the lanes that the child in lane j, if
+// hit (HITV(SP)), puts above itself on the stack: with the entry
+// distances in Y2, those whose distance is less than lane j's, or equal
+// and in an earlier slot. It clobbers Y0, Y1, Y4 and Y5.
+#define RANK(j) \
+	VMOVDQU   laneIndex<>+(32*j)(SB), Y0 \
+	VPERMPS   Y2, Y0, Y4 \
+	VPERMPS   HITV(SP), Y0, Y0 \
+	VCMPPS    $0x1e, Y2, Y4, Y1 \
+	VCMPPS    $0, Y2, Y4, Y5 \
+	VPAND     slotsBelow<>+(32*j)(SB), Y5, Y5 \
+	VPOR      Y5, Y1, Y1 \
+	VPAND     Y0, Y1, Y1 \
+	VPSUBD    Y1, Y3, Y3
+
+// PUTENTRY stores the 8-byte stack entry in quadword q of xe at
+// &stack[sp + rank], the rank in dword d of xr. It clobbers CX and DX.
+#define PUTENTRY(xe, xr, q, d) \
+	VPEXTRD $d, xr, CX \
+	VPEXTRQ $q, xe, DX \
+	MOVQ    DX, (BX)(CX*8)
 
 // LOADSLAB loads the slab test's constants from the slabRay at DX: ox,
 // oy, oz, ix, iy, iz in Y6-Y11 and robustScale in Y13 (tMin goes in Y12
@@ -310,7 +333,7 @@ nowt: \
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
 // BX and w in DI.
-TEXT ·walkAVX2(SB), NOSPLIT, $448-9
+TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	SETUP
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, leaf)
@@ -374,47 +397,49 @@ several:
 	JMP      done
 
 three:
-	VMOVUPS Y0, NEAR(SP)
-
-sorted:
-	BSFQ   AX, CX
-	MOVL   192(SI)(CX*4), R9
-	MOVL   NEAR(SP)(CX*4), R10
-	VMOVSS NEAR(SP)(CX*4), X0
-	SHLQ   $32, R10
-	ORQ    R9, R10
-	MOVQ   R12, R11
-
-insert:
-	CMPQ     R11, BX
-	JLS      put
-	VUCOMISS -4(R11), X0
-	JCS      put
-	MOVQ     -8(R11), R9
-	MOVQ     R9, 0(R11)
-	SUBQ     $8, R11
-	JMP      insert
-
-put:
-	MOVQ   R10, 0(R11)
-	ADDQ   $8, R12
-	LEAQ   -1(AX), CX
-	ANDQ   CX, AX
-	JNZ    sorted
-	SUBQ   $8, R12
-	MOVL   0(R12), R10
-	VMOVSS 4(R12), X0
-
-prefetch:
-	MOVQ BX, R11
-
-pfnext:
-	CMPQ R11, R12
-	JCC  done
-	MOVL 0(R11), AX
-	ADDQ $8, R11
+	// Three or more, without a branch per child: each hit lane's place
+	// on the stack is its rank, the number of hit children that
+	// pushSorted puts below it (farther, or as near and in a later
+	// slot), from one broadcast compare per child; lanes not hit take the
+	// eighth place, above the hit ones (there are at most seven then),
+	// which the walk overwrites later. All eight entries are stored, the
+	// nearest one is popped as cur, and the two below it, next to be
+	// popped, are prefetched.
+	POPCNTQ   AX, R12        // the children hit
+	VMOVDQU   Y1, HITV(SP)   // the lanes hit
+	VMOVAPS   Y0, Y2         // the entry distances
+	VPXOR     Y3, Y3, Y3
+	RANK(0)
+	RANK(1)
+	RANK(2)
+	RANK(3)
+	RANK(4)
+	RANK(5)
+	RANK(6)
+	RANK(7)
+	VMOVDQU     HITV(SP), Y1
+	VMOVDQU     sevens<>(SB), Y0
+	VBLENDVPS   Y1, Y3, Y0, Y3 // lanes not hit: the eighth place, above the top
+	VMOVDQU     192(SI), Y1
+	VPUNPCKLDQ  Y2, Y1, Y4   // entries of lanes 0, 1, 4, 5
+	VPUNPCKHDQ  Y2, Y1, Y5   // entries of lanes 2, 3, 6, 7
+	PUTENTRY(X4, X3, 0, 0)
+	PUTENTRY(X4, X3, 1, 1)
+	PUTENTRY(X5, X3, 0, 2)
+	PUTENTRY(X5, X3, 1, 3)
+	VEXTRACTI128 $1, Y3, X3
+	VEXTRACTI128 $1, Y4, X4
+	VEXTRACTI128 $1, Y5, X5
+	PUTENTRY(X4, X3, 0, 0)
+	PUTENTRY(X4, X3, 1, 1)
+	PUTENTRY(X5, X3, 0, 2)
+	PUTENTRY(X5, X3, 1, 3)
+	LEAQ  (BX)(R12*8), BX
+	MOVL  -16(BX), AX
 	PREFETCH4(0(DI), 16(DI))
-	JMP  pfnext
+	MOVL  -24(BX), AX
+	PREFETCH4(0(DI), 16(DI))
+	JMP   pop
 
 done:
 	MOVQ     R12, BX
@@ -663,3 +688,149 @@ TEXT ·leafTestAVX2(SB), NOSPLIT, $448-56
 	MOVQ         AX, cand+40(FP)
 	MOVQ         CX, edge+48(FP)
 	RET
+
+// laneIndex holds, for each lane j, eight copies of j (VPERMPS indices
+// that broadcast lane j); slotsBelow, for each j, all ones in the lanes
+// below j.
+DATA laneIndex<>+0(SB)/4, $0
+DATA laneIndex<>+4(SB)/4, $0
+DATA laneIndex<>+8(SB)/4, $0
+DATA laneIndex<>+12(SB)/4, $0
+DATA laneIndex<>+16(SB)/4, $0
+DATA laneIndex<>+20(SB)/4, $0
+DATA laneIndex<>+24(SB)/4, $0
+DATA laneIndex<>+28(SB)/4, $0
+DATA laneIndex<>+32(SB)/4, $1
+DATA laneIndex<>+36(SB)/4, $1
+DATA laneIndex<>+40(SB)/4, $1
+DATA laneIndex<>+44(SB)/4, $1
+DATA laneIndex<>+48(SB)/4, $1
+DATA laneIndex<>+52(SB)/4, $1
+DATA laneIndex<>+56(SB)/4, $1
+DATA laneIndex<>+60(SB)/4, $1
+DATA laneIndex<>+64(SB)/4, $2
+DATA laneIndex<>+68(SB)/4, $2
+DATA laneIndex<>+72(SB)/4, $2
+DATA laneIndex<>+76(SB)/4, $2
+DATA laneIndex<>+80(SB)/4, $2
+DATA laneIndex<>+84(SB)/4, $2
+DATA laneIndex<>+88(SB)/4, $2
+DATA laneIndex<>+92(SB)/4, $2
+DATA laneIndex<>+96(SB)/4, $3
+DATA laneIndex<>+100(SB)/4, $3
+DATA laneIndex<>+104(SB)/4, $3
+DATA laneIndex<>+108(SB)/4, $3
+DATA laneIndex<>+112(SB)/4, $3
+DATA laneIndex<>+116(SB)/4, $3
+DATA laneIndex<>+120(SB)/4, $3
+DATA laneIndex<>+124(SB)/4, $3
+DATA laneIndex<>+128(SB)/4, $4
+DATA laneIndex<>+132(SB)/4, $4
+DATA laneIndex<>+136(SB)/4, $4
+DATA laneIndex<>+140(SB)/4, $4
+DATA laneIndex<>+144(SB)/4, $4
+DATA laneIndex<>+148(SB)/4, $4
+DATA laneIndex<>+152(SB)/4, $4
+DATA laneIndex<>+156(SB)/4, $4
+DATA laneIndex<>+160(SB)/4, $5
+DATA laneIndex<>+164(SB)/4, $5
+DATA laneIndex<>+168(SB)/4, $5
+DATA laneIndex<>+172(SB)/4, $5
+DATA laneIndex<>+176(SB)/4, $5
+DATA laneIndex<>+180(SB)/4, $5
+DATA laneIndex<>+184(SB)/4, $5
+DATA laneIndex<>+188(SB)/4, $5
+DATA laneIndex<>+192(SB)/4, $6
+DATA laneIndex<>+196(SB)/4, $6
+DATA laneIndex<>+200(SB)/4, $6
+DATA laneIndex<>+204(SB)/4, $6
+DATA laneIndex<>+208(SB)/4, $6
+DATA laneIndex<>+212(SB)/4, $6
+DATA laneIndex<>+216(SB)/4, $6
+DATA laneIndex<>+220(SB)/4, $6
+DATA laneIndex<>+224(SB)/4, $7
+DATA laneIndex<>+228(SB)/4, $7
+DATA laneIndex<>+232(SB)/4, $7
+DATA laneIndex<>+236(SB)/4, $7
+DATA laneIndex<>+240(SB)/4, $7
+DATA laneIndex<>+244(SB)/4, $7
+DATA laneIndex<>+248(SB)/4, $7
+DATA laneIndex<>+252(SB)/4, $7
+GLOBL laneIndex<>(SB), RODATA|NOPTR, $256
+
+DATA slotsBelow<>+0(SB)/4, $0
+DATA slotsBelow<>+4(SB)/4, $0
+DATA slotsBelow<>+8(SB)/4, $0
+DATA slotsBelow<>+12(SB)/4, $0
+DATA slotsBelow<>+16(SB)/4, $0
+DATA slotsBelow<>+20(SB)/4, $0
+DATA slotsBelow<>+24(SB)/4, $0
+DATA slotsBelow<>+28(SB)/4, $0
+DATA slotsBelow<>+32(SB)/4, $0xffffffff
+DATA slotsBelow<>+36(SB)/4, $0
+DATA slotsBelow<>+40(SB)/4, $0
+DATA slotsBelow<>+44(SB)/4, $0
+DATA slotsBelow<>+48(SB)/4, $0
+DATA slotsBelow<>+52(SB)/4, $0
+DATA slotsBelow<>+56(SB)/4, $0
+DATA slotsBelow<>+60(SB)/4, $0
+DATA slotsBelow<>+64(SB)/4, $0xffffffff
+DATA slotsBelow<>+68(SB)/4, $0xffffffff
+DATA slotsBelow<>+72(SB)/4, $0
+DATA slotsBelow<>+76(SB)/4, $0
+DATA slotsBelow<>+80(SB)/4, $0
+DATA slotsBelow<>+84(SB)/4, $0
+DATA slotsBelow<>+88(SB)/4, $0
+DATA slotsBelow<>+92(SB)/4, $0
+DATA slotsBelow<>+96(SB)/4, $0xffffffff
+DATA slotsBelow<>+100(SB)/4, $0xffffffff
+DATA slotsBelow<>+104(SB)/4, $0xffffffff
+DATA slotsBelow<>+108(SB)/4, $0
+DATA slotsBelow<>+112(SB)/4, $0
+DATA slotsBelow<>+116(SB)/4, $0
+DATA slotsBelow<>+120(SB)/4, $0
+DATA slotsBelow<>+124(SB)/4, $0
+DATA slotsBelow<>+128(SB)/4, $0xffffffff
+DATA slotsBelow<>+132(SB)/4, $0xffffffff
+DATA slotsBelow<>+136(SB)/4, $0xffffffff
+DATA slotsBelow<>+140(SB)/4, $0xffffffff
+DATA slotsBelow<>+144(SB)/4, $0
+DATA slotsBelow<>+148(SB)/4, $0
+DATA slotsBelow<>+152(SB)/4, $0
+DATA slotsBelow<>+156(SB)/4, $0
+DATA slotsBelow<>+160(SB)/4, $0xffffffff
+DATA slotsBelow<>+164(SB)/4, $0xffffffff
+DATA slotsBelow<>+168(SB)/4, $0xffffffff
+DATA slotsBelow<>+172(SB)/4, $0xffffffff
+DATA slotsBelow<>+176(SB)/4, $0xffffffff
+DATA slotsBelow<>+180(SB)/4, $0
+DATA slotsBelow<>+184(SB)/4, $0
+DATA slotsBelow<>+188(SB)/4, $0
+DATA slotsBelow<>+192(SB)/4, $0xffffffff
+DATA slotsBelow<>+196(SB)/4, $0xffffffff
+DATA slotsBelow<>+200(SB)/4, $0xffffffff
+DATA slotsBelow<>+204(SB)/4, $0xffffffff
+DATA slotsBelow<>+208(SB)/4, $0xffffffff
+DATA slotsBelow<>+212(SB)/4, $0xffffffff
+DATA slotsBelow<>+216(SB)/4, $0
+DATA slotsBelow<>+220(SB)/4, $0
+DATA slotsBelow<>+224(SB)/4, $0xffffffff
+DATA slotsBelow<>+228(SB)/4, $0xffffffff
+DATA slotsBelow<>+232(SB)/4, $0xffffffff
+DATA slotsBelow<>+236(SB)/4, $0xffffffff
+DATA slotsBelow<>+240(SB)/4, $0xffffffff
+DATA slotsBelow<>+244(SB)/4, $0xffffffff
+DATA slotsBelow<>+248(SB)/4, $0xffffffff
+DATA slotsBelow<>+252(SB)/4, $0
+GLOBL slotsBelow<>(SB), RODATA|NOPTR, $256
+
+// sevens is eight copies of 7.
+DATA sevens<>+0(SB)/4, $7
+DATA sevens<>+4(SB)/4, $7
+DATA sevens<>+8(SB)/4, $7
+DATA sevens<>+12(SB)/4, $7
+DATA sevens<>+16(SB)/4, $7
+DATA sevens<>+20(SB)/4, $7
+DATA sevens<>+24(SB)/4, $7
+DATA sevens<>+28(SB)/4, $7
+GLOBL sevens<>(SB), RODATA|NOPTR, $32

@@ -99,8 +99,8 @@ func sameEntry(a, b stackEntry) bool {
 	return a.node == b.node && math.Float32bits(a.near) == math.Float32bits(b.near)
 }
 
-// TestNodeWalkMatchesGo runs nodeWalk and occludeWalk on random single
-// nodes of 1 to 8
+// TestNodeWalkMatchesGo runs nodeWalk and occludeWalk (and walkAVX2,
+// where the processor has AVX2) on random single nodes of 1 to 8
 // children (boxes as in TestSlabTestMatchesScalarLoop: lattice values for
 // exact ties, flat and huge boxes), random stacks under them and random
 // limits, and compares cur, the stack height and the whole stack, bit for
@@ -199,7 +199,25 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 			limit = -1 - rng.IntN(wideWidth) // a stack shorter than a node's children
 		}
 		cur := stackEntry{0, tMin}
+		stackF := stackA // for walkAVX2
 		wc, wsp, wok := goNodeWalk(wide, &r.slab, tMin, tMax, stackG[:], limit, cur, sp)
+		if haveAVX2 {
+			// walkAVX2, without a triangle test set up, stops where
+			// nodeWalk does; above the live stack it may leave junk.
+			fw := fusedWalk{wide: unsafe.Pointer(&wide[0]), nwide: len(wide), rows: unsafe.Pointer(&leaves[0]),
+				nrows: len(leaves), slab: &r.slab, stack: unsafe.Pointer(&stackF[0]), limit: limit,
+				tMin: tMin, tMax: tMax, cur: cur, sp: sp}
+			more := walkAVX2(&fw)
+			if more != wok || wok && (fw.sp != wsp || !sameEntry(fw.cur, wc)) {
+				t.Fatalf("iteration %d: walkAVX2 got %v %d %v, want %v %d %v (node %+v, ray %+v, tMin %g, tMax %g, sp %d, limit %d)",
+					iter, fw.cur, fw.sp, more, wc, wsp, wok, *n, r, tMin, tMax, sp, limit)
+			}
+			for i := 0; wok && i < wsp; i++ {
+				if !sameEntry(stackF[i], stackG[i]) {
+					t.Fatalf("iteration %d: walkAVX2 stack[%d] = %v, want %v (sp %d)", iter, i, stackF[i], stackG[i], sp)
+				}
+			}
+		}
 		gc, gsp, gok := nodeWalk(unsafe.Pointer(&wide[0]), len(wide), &r.slab, tMin, tMax,
 			unsafe.Pointer(&leaves[0]), &stackA[0], limit, cur, sp)
 		if gok != wok || gsp != wsp || (wok && !sameEntry(gc, wc)) {
