@@ -569,15 +569,6 @@ func newBinning(nb int, cb *centroids) (bn binning, usable bool) {
 // binRefs fills sc's first bn.nb bins of every axis from every stride-th
 // ref, starting with the first.
 func binRefs(refs []bref, bn *binning, sc *binScratch, stride int) {
-	if boundsAsm {
-		binRefsPadded(refs, bn, sc, stride)
-		return
-	}
-	binRefsGo(refs, bn, sc, stride)
-}
-
-// binRefsPadded is binRefs through binRefsSSE.
-func binRefsPadded(refs []bref, bn *binning, sc *binScratch, stride int) {
 	e := emptyBinBox()
 	for a := range sc.boxes {
 		for i := range sc.boxes[a][:bn.nb] {
@@ -585,22 +576,17 @@ func binRefsPadded(refs []bref, bn *binning, sc *binScratch, stride int) {
 			sc.counts[a][i] = 0
 		}
 	}
-	if n := (len(refs) + stride - 1) / stride; n > 0 {
+	if !boundsAsm {
+		binRefsGo(refs, bn, sc, stride)
+	} else if n := (len(refs) + stride - 1) / stride; n > 0 {
 		binRefsSSE(&refs[0], n, stride, bn, &sc.boxes, &sc.counts)
 	}
 }
 
-// binRefsGo is binRefs in Go.
+// binRefsGo is binRefs' loop in Go, into sc's cleared bins.
 func binRefsGo(refs []bref, bn *binning, sc *binScratch, stride int) {
 	boxes, counts := &sc.boxes, &sc.counts
-	e := emptyBinBox()
 	nb := bn.nb
-	for a := range boxes {
-		for i := range boxes[a][:nb] {
-			boxes[a][i] = e
-			counts[a][i] = 0
-		}
-	}
 	lx, ly, lz := bn.lo[0], bn.lo[1], bn.lo[2]
 	kx, ky, kz := bn.k[0], bn.k[1], bn.k[2]
 	last := nb - 1

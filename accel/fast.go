@@ -475,7 +475,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	if fused {
 		// occludeAVX2 stores all eight references of a node at once.
 		fw = b.fusedWalk(r, tMin, unsafe.Pointer(stackBase), len(stack)-wideWidth)
-		fw.tMax, fw.compress = tMax, &compressSlots
+		fw.tMax = tMax
 	}
 	for {
 		if fused {
@@ -655,5 +655,6 @@ func (b *BLAS) fusedWalk(r *rayBox, tMin float32, stack unsafe.Pointer, limit in
 		rows: unsafe.Pointer(unsafe.SliceData(b.rows)), nrows: len(b.rows),
 		prims: unsafe.Pointer(unsafe.SliceData(b.primIndex)),
 		slab:  &r.slab, stack: stack, limit: limit, tMin: tMin,
+		compress: &compressSlots,
 	}
 }

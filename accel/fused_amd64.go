@@ -79,10 +79,11 @@ var (
 )
 
 // walkAVX2 runs walkFiniteOn's loop on w: inner nodes as nodeWalk walks
-// them, with the eight children of a node in one 256-bit slab test, and
+// them, with the eight children of a node in one 256-bit slab test (and
+// three or more hit children pushed by rank, in pushSorted's order), and
 // leaves as the loop tests them, with all triangles of a leaf in one
-// 256-bit leafTest; the hits it commits are the loop's, bit for bit
-// (TestFusedWalkSameHits). It returns true with w.cur set to an entry it
+// 256-bit leafTest; the stacks and the hits it commits are the loop's,
+// bit for bit (TestNodeWalkMatchesGo, TestNodeWalkSameHits). It returns true with w.cur set to an entry it
 // leaves to Go: a leaf reached before the triangle test is set up (w.wt
 // nil), one with an edge case (a triangle whose edge function is zero,
 // which intersect decides exactly), or an inner node past w.nwide or met
@@ -93,7 +94,8 @@ var (
 func walkAVX2(w *fusedWalk) (more bool)
 
 // occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
-// and tests leaves as the loop does, and returns false when it has the
+// (pushing a node's hit children at once, in slot order, through
+// w.compress) and tests leaves as the loop does, and returns false when it has the
 // answer (w.found: a triangle hits) or true at an entry it leaves to Go,
 // as walkAVX2 (w.cur.node; the stack holds references).
 //
