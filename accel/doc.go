@@ -36,7 +36,8 @@
 // (fused_amd64.s), and the other walks use its node and leaf tests. A
 // build with GOEXPERIMENT=simd uses simd/archsimd walks instead
 // (VectorWalks). Every variant answers bit for bit as the Go loops it
-// replaces.
+// replaces. On amd64 the build's bounds and binning run in SSE assembly
+// (bounds_amd64.s), which gives the Go loops' trees bit for bit too.
 //
 // The package knows nothing about shaders.
 package accel
