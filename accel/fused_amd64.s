@@ -135,6 +135,13 @@ nowt: \
 	VBROADCASTSS 80(DI), Y12 \
 	VBROADCASTSS 84(DI), Y14
 
+// PLANE sets dst to the slab distances of the eight children's planes in
+// the row at byte offset off of the node at SI: (plane - o) * inv.
+#define PLANE(off, o, inv, dst) \
+	VMOVUPS (SI)(off*1), dst \
+	VSUBPS  o, dst, dst \
+	VMULPS  inv, dst, dst
+
 // SLAB8 is slabTest on the node at SI for the slabRay at DX (its
 // constants loaded by LOADSLAB), all eight children at once: the hit mask
 // in AX, the entry distances in Y0. It clobbers Y1-Y5 and R8-R13.
@@ -145,24 +152,12 @@ nowt: \
 	MOVQ      136(DX), R11 \
 	MOVQ      144(DX), R12 \
 	MOVQ      152(DX), R13 \
-	VMOVUPS   (SI)(R8*1), Y0 \
-	VSUBPS    Y6, Y0, Y0 \
-	VMULPS    Y9, Y0, Y0 \
-	VMOVUPS   (SI)(R9*1), Y1 \
-	VSUBPS    Y6, Y1, Y1 \
-	VMULPS    Y9, Y1, Y1 \
-	VMOVUPS   (SI)(R10*1), Y2 \
-	VSUBPS    Y7, Y2, Y2 \
-	VMULPS    Y10, Y2, Y2 \
-	VMOVUPS   (SI)(R11*1), Y3 \
-	VSUBPS    Y7, Y3, Y3 \
-	VMULPS    Y10, Y3, Y3 \
-	VMOVUPS   (SI)(R12*1), Y4 \
-	VSUBPS    Y8, Y4, Y4 \
-	VMULPS    Y11, Y4, Y4 \
-	VMOVUPS   (SI)(R13*1), Y5 \
-	VSUBPS    Y8, Y5, Y5 \
-	VMULPS    Y11, Y5, Y5 \
+	PLANE(R8, Y6, Y9, Y0) \
+	PLANE(R9, Y6, Y9, Y1) \
+	PLANE(R10, Y7, Y10, Y2) \
+	PLANE(R11, Y7, Y10, Y3) \
+	PLANE(R12, Y8, Y11, Y4) \
+	PLANE(R13, Y8, Y11, Y5) \
 	VMAXPS    Y2, Y0, Y0 \
 	VMAXPS    Y4, Y0, Y0 \
 	VMAXPS    Y12, Y0, Y0 \
@@ -173,6 +168,29 @@ nowt: \
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
 
+// VERTEX translates and shears one vertex of the eight triangles, whose
+// rows start at base (R8, R9, R10: kx, ky, kz times the row stride), as
+// intersect does: z = v[kz] - oz, x = (v[kx] - ox) - sx*z, y = (v[ky] -
+// oy) - sy*z. It clobbers Y12.
+#define VERTEX(base, z, x, y) \
+	VMOVUPS (base)(R10*1), z \
+	VSUBPS  OZ(SP), z, z \
+	VMOVUPS (base)(R8*1), x \
+	VSUBPS  OX(SP), x, x \
+	VMULPS  SX(SP), z, Y12 \
+	VSUBPS  Y12, x, x \
+	VMOVUPS (base)(R9*1), y \
+	VSUBPS  OY(SP), y, y \
+	VMULPS  SY(SP), z, Y12 \
+	VSUBPS  Y12, y, y
+
+// CROSS sets dst to a*b - c*d, each product rounded (an edge function).
+// It clobbers Y12.
+#define CROSS(a, b, c, d, dst) \
+	VMULPS  b, a, dst \
+	VMULPS  d, c, Y12 \
+	VSUBPS  Y12, dst, dst
+
 // LEAFEDGES is the first part of leafTest's LEAFGROUP on all eight lanes
 // of the leaf whose rows start at SI (R8, R9, R10: kx, ky, kz times the
 // row stride; R11 three strides), with the constants in the frame: the
@@ -181,47 +199,14 @@ nowt: \
 // of the lanes whose origin lies outside the triangle in Y5. It clobbers
 // Y3, Y6-Y8, Y12 and AX.
 #define LEAFEDGES \
-	VMOVUPS (SI)(R10*1), Y0 \
-	VSUBPS  OZ(SP), Y0, Y0 \
-	VMOVUPS (SI)(R8*1), Y3 \
-	VSUBPS  OX(SP), Y3, Y3 \
-	VMULPS  SX(SP), Y0, Y12 \
-	VSUBPS  Y12, Y3, Y3 \
-	VMOVUPS (SI)(R9*1), Y4 \
-	VSUBPS  OY(SP), Y4, Y4 \
-	VMULPS  SY(SP), Y0, Y12 \
-	VSUBPS  Y12, Y4, Y4 \
+	VERTEX(SI, Y0, Y3, Y4) \
 	LEAQ    (SI)(R11*1), AX \
-	VMOVUPS (AX)(R10*1), Y1 \
-	VSUBPS  OZ(SP), Y1, Y1 \
-	VMOVUPS (AX)(R8*1), Y5 \
-	VSUBPS  OX(SP), Y5, Y5 \
-	VMULPS  SX(SP), Y1, Y12 \
-	VSUBPS  Y12, Y5, Y5 \
-	VMOVUPS (AX)(R9*1), Y6 \
-	VSUBPS  OY(SP), Y6, Y6 \
-	VMULPS  SY(SP), Y1, Y12 \
-	VSUBPS  Y12, Y6, Y6 \
+	VERTEX(AX, Y1, Y5, Y6) \
 	ADDQ    R11, AX \
-	VMOVUPS (AX)(R10*1), Y2 \
-	VSUBPS  OZ(SP), Y2, Y2 \
-	VMOVUPS (AX)(R8*1), Y7 \
-	VSUBPS  OX(SP), Y7, Y7 \
-	VMULPS  SX(SP), Y2, Y12 \
-	VSUBPS  Y12, Y7, Y7 \
-	VMOVUPS (AX)(R9*1), Y8 \
-	VSUBPS  OY(SP), Y8, Y8 \
-	VMULPS  SY(SP), Y2, Y12 \
-	VSUBPS  Y12, Y8, Y8 \
-	VMULPS  Y6, Y7, Y9 \
-	VMULPS  Y5, Y8, Y12 \
-	VSUBPS  Y12, Y9, Y9 \
-	VMULPS  Y8, Y3, Y10 \
-	VMULPS  Y7, Y4, Y12 \
-	VSUBPS  Y12, Y10, Y10 \
-	VMULPS  Y4, Y5, Y11 \
-	VMULPS  Y3, Y6, Y12 \
-	VSUBPS  Y12, Y11, Y11 \
+	VERTEX(AX, Y2, Y7, Y8) \
+	CROSS(Y7, Y6, Y8, Y5, Y9) \
+	CROSS(Y3, Y8, Y4, Y7, Y10) \
+	CROSS(Y5, Y4, Y6, Y3, Y11) \
 	VXORPS  Y3, Y3, Y3 \
 	VCMPPS  $0, Y3, Y9, Y4 \
 	VCMPPS  $0, Y3, Y10, Y5 \
