@@ -276,6 +276,23 @@ nowt: \
 	SHLQ CX, R9 \
 	DECQ R9
 
+// NODE tests cur's node (R10) unless Go must (an index out of range, a
+// stack that could overflow: on at out), leaving the node at SI, the hit
+// mask in AX and the entry distances in Y0; with no child hit it goes on
+// at pop.
+#define NODE(out, pop) \
+	CMPQ  R10, 8(DI) \
+	JCC   out \
+	CMPQ  BX, LIMP(SP) \
+	JHI   out \
+	MOVQ  R10, SI \
+	SHLQ  $8, SI \
+	ADDQ  0(DI), SI \
+	MOVQ  40(DI), DX \
+	SLAB8 \
+	TESTQ AX, AX \
+	JZ    pop
+
 // ENTRY takes the walk's stack (entries of size bytes) and cur's node:
 // &stack[sp] in BX, &stack[limit] at LIMP(SP), the node in R10; it goes
 // on at out when limit leaves no room for a node, at leaf when cur is a
@@ -324,20 +341,8 @@ TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	ENTRY(8, out, leaf)
 
 loop:
-	// cur (R10, X0) is an inner node that passed the tMax check: test
-	// it here unless Go must (an index out of range, a stack that could
-	// overflow).
-	CMPQ  R10, 8(DI)
-	JCC   out
-	CMPQ  BX, LIMP(SP)
-	JHI   out
-	MOVQ  R10, SI
-	SHLQ  $8, SI
-	ADDQ  0(DI), SI
-	MOVQ  40(DI), DX
-	SLAB8
-	TESTQ AX, AX
-	JZ    pop
+	// cur (R10, X0) is an inner node that passed the tMax check.
+	NODE(out, pop)
 
 	// The children hit, as walkFiniteOn takes them (nodeWalk's
 	// PUSHHITS): one is cur; of two, the nearer is cur (the first on a
@@ -536,17 +541,7 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	ENTRY(4, out, leaf)
 
 loop:
-	CMPQ  R10, 8(DI)
-	JCC   out
-	CMPQ  BX, LIMP(SP)
-	JHI   out
-	MOVQ  R10, SI
-	SHLQ  $8, SI
-	ADDQ  0(DI), SI
-	MOVQ  40(DI), DX
-	SLAB8
-	TESTQ AX, AX
-	JZ    pop
+	NODE(out, pop)
 	BSFQ    AX, CX           // the first child hit is cur
 	MOVL    192(SI)(CX*4), R10
 	LEAQ    -1(AX), R8
