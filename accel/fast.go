@@ -368,9 +368,41 @@ func (b *BLAS) walkRay(r *Ray, flags RayFlags, o *objectRay, h *fastHit) bool {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
 		return false
 	}
+	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
+	if fusedAVX2 && b.rows != nil {
+		mode := rayClosest
+		if first {
+			mode = rayFirst
+		}
+		switch b.queryAVX2(r, mode, h) {
+		case rayMiss:
+			return false
+		case rayHit:
+			// What setupSelf sets for setHit: rayAVX2 took only rays
+			// whose direction components are all nonzero, which
+			// identityVector keeps.
+			o.org, o.dir = identityPoint(r.Origin), r.Direction
+			return true
+		}
+	}
 	o.setupSelf(r)
 	tMax := r.TMax
-	return b.walk(o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, h)
+	return b.walk(o, r.TMin, &tMax, first, h)
+}
+
+// Modes of rayAVX2.
+const (
+	rayClosest = 0
+	rayFirst   = 1
+	rayOcclude = 2
+)
+
+// queryAVX2 runs rayAVX2 on b for r (checked as walkRay checks it) and
+// returns its result: rayGoMust when Go must walk the ray instead.
+func (b *BLAS) queryAVX2(r *Ray, mode int, h *fastHit) int {
+	return rayAVX2(unsafe.Pointer(unsafe.SliceData(b.wide)), len(b.wide),
+		unsafe.Pointer(unsafe.SliceData(b.rows)), len(b.rows),
+		unsafe.Pointer(unsafe.SliceData(b.primIndex)), r, mode, h)
 }
 
 // traceDeep is TLAS.Intersect's fallback for top-level trees deeper than its
@@ -550,6 +582,12 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 func (b *BLAS) occludedFast(r Ray) bool {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return false
+	}
+	if fusedAVX2 && b.rows != nil {
+		var h fastHit
+		if s := b.queryAVX2(&r, rayOcclude, &h); s != rayGoMust {
+			return s == rayHit
+		}
 	}
 	var o objectRay
 	o.setupSelf(&r)

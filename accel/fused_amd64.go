@@ -102,6 +102,26 @@ func walkAVX2(w *fusedWalk) (more bool)
 //go:noescape
 func occludeAVX2(w *fusedWalk) (more bool)
 
+// Results of rayAVX2.
+const (
+	rayMiss   = 0 // no triangle hits
+	rayHit    = 1 // h holds the hit (closest, or the first committed)
+	rayGoMust = 2 // Go must walk: a ray with a zero (or tiny) direction component, an edge case or a deep stack
+)
+
+// rayAVX2 is a whole query of a BLAS for its own ray r (no instance
+// transform) in one call: it sets the ray up as objectRay.setupSelf and
+// watertightRay.setup do, bit for bit, and walks from the root with
+// walkAVX2 (mode 0 closest hit, 1 first hit) or occludeAVX2 (mode 2) on a
+// stack of its own, so that a query costs one call. The caller has
+// checked the ray (rayUsable, TMin <= TMax) and the BLAS (a root box, leaf
+// rows). Where walkAVX2 would leave an entry to Go, it returns rayGoMust
+// and the caller walks the ray from the start in Go: the answer does not
+// depend on where a walk was started (TestRayAVX2MatchesWalk).
+//
+//go:noescape
+func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, mode int, h *fastHit) (status int)
+
 // slabTestAVX2 is slabTest with all eight children in one 256-bit test
 // (walkAVX2's): the same mask and entry distances up to the sign of a
 // zero (TestSlabTestMatchesScalarLoop). Callers check fusedAVX2.

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "funcdata.h"
 
 // walkAVX2 and occludeAVX2: the scalar walks' loops whole, in AVX2. They
 // keep the ray in registers from node to node and from node to leaf, test
@@ -610,6 +611,200 @@ empty:
 	VZEROUPPER
 	MOVB $0, more+8(FP)
 	RET
+
+// The frame of rayAVX2, above the argument and result of the walk it
+// calls: the walk's state (a fusedWalk), the ray's slab test (a slabRay:
+// rayAVX2 writes the first float of each broadcast, all that walkAVX2 and
+// occludeAVX2 read, and the row offsets), its triangle test (the fields
+// of a watertightRay that the walks read: kx, ky, kz and ox to sz) and
+// the walk's stack: 64 stackEntry or 128 uint32 entries.
+#define RFW 16
+#define RSLAB 144
+#define RWT 304
+#define RSTK 416
+
+// func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, mode int, h *fastHit) (status int)
+//
+// It sets up in registers what rayBox.setup, slabRay.init and
+// watertightRay.setup compute for a BLAS's own ray (the origin plus +0,
+// as identityPoint; the direction as it is, which identityVector keeps
+// when no component is zero, as here), with the same operations, and runs
+// walkAVX2 (modes 0 and 1, first = mode 1) or occludeAVX2 (mode 2) from
+// the root on its own stack. The root's box is not tested first: the
+// children's boxes lie inside it, so a ray that misses it misses them.
+TEXT ·rayAVX2(SB), $928-72
+	NO_LOCAL_POINTERS
+	MOVQ    r+40(FP), AX
+	VMOVUPS 0(AX), X0        // origin, tMin
+	VMOVUPS 16(AX), X1       // direction, tMax
+	VXORPS  X2, X2, X2
+	VADDPS  X2, X0, X2       // origin + 0: identityPoint
+	MOVL    $0x3f800000, CX
+	VMOVD   CX, X3
+	VBROADCASTSS X3, X3      // ones
+	VDIVPS  X1, X3, X4       // inv = 1 / direction
+
+	// rayBox.finite: every inverse component finite (the origin is,
+	// and a finite direction's inverse is never zero); else Go walks.
+	MOVL    $0x7fffffff, CX
+	VMOVD   CX, X5
+	VBROADCASTSS X5, X5      // |x| mask
+	VANDPS  X5, X4, X6
+	MOVL    $0x7f7fffff, CX  // math.MaxFloat32
+	VMOVD   CX, X7
+	VBROADCASTSS X7, X7
+	VCMPPS  $2, X7, X6, X6   // |inv| <= MaxFloat32
+	VMOVMSKPS X6, CX
+	ANDL    $7, CX
+	CMPL    CX, $7
+	JNE     gomust
+
+	// slabRay: the broadcasts' first floats, robustScale, and the byte
+	// offsets of each axis' near and far rows from inv's signs.
+	VMOVSS     X2, RSLAB+0(SP)
+	VEXTRACTPS $1, X2, RSLAB+16(SP)
+	VEXTRACTPS $2, X2, RSLAB+32(SP)
+	VMOVSS     X4, RSLAB+48(SP)
+	VEXTRACTPS $1, X4, RSLAB+64(SP)
+	VEXTRACTPS $2, X4, RSLAB+80(SP)
+	MOVL       $0x3f800003, RSLAB+96(SP) // robustScale (TestRayAVX2Constants)
+	VMOVMSKPS  X4, DX
+	MOVL       DX, AX
+	ANDL       $1, AX
+	SHLL       $5, AX
+	MOVQ       AX, RSLAB+112(SP)
+	MOVL       $32, CX
+	SUBL       AX, CX
+	MOVQ       CX, RSLAB+120(SP)
+	MOVL       DX, AX
+	SHRL       $1, AX
+	ANDL       $1, AX
+	SHLL       $5, AX
+	LEAQ       64(AX), CX
+	MOVQ       CX, RSLAB+128(SP)
+	MOVL       $96, CX
+	SUBL       AX, CX
+	MOVQ       CX, RSLAB+136(SP)
+	MOVL       DX, AX
+	SHRL       $2, AX
+	ANDL       $1, AX
+	SHLL       $5, AX
+	LEAQ       128(AX), CX
+	MOVQ       CX, RSLAB+144(SP)
+	MOVL       $160, CX
+	SUBL       AX, CX
+	MOVQ       CX, RSLAB+152(SP)
+
+	// watertightRay: kz the axis of the largest |d| (the first of equal
+	// ones), kx and ky from shearAxes by the sign of d[kz], the origin's
+	// components in that order and the shear sx, sy, sz.
+	VANDPS    X5, X1, X6     // |d|
+	VPERMILPS $0x55, X6, X7  // ay
+	VPERMILPS $0xaa, X6, X8  // az
+	XORL      R8, R8
+	VUCOMISS  X6, X7
+	SETHI     R8B            // k1 = ay > ax
+	VMAXSS    X6, X7, X9
+	XORL      R9, R9
+	VUCOMISS  X9, X8
+	SETHI     R9B            // k2 = az > max(ax, ay)
+	MOVL      $2, R10
+	TESTL     R9, R9
+	CMOVLEQ   R8, R10        // kz = k2 ? 2 : k1
+	VMOVMSKPS X1, AX
+	MOVL      R10, CX
+	SHRL      CX, AX
+	ANDL      $1, AX         // d[kz] < 0 (d[kz] is not zero)
+	LEAQ      (AX)(R10*2), AX
+	LEAQ      shearTab<>(SB), CX
+	MOVL      0(CX)(AX*8), R8 // kx
+	MOVL      4(CX)(AX*8), R9 // ky
+	MOVQ      R8, RWT+16(SP)
+	MOVQ      R9, RWT+24(SP)
+	MOVQ      R10, RWT+32(SP)
+	VMOVD     R8, X9
+	VPINSRD   $1, R9, X9, X9
+	VPINSRD   $2, R10, X9, X9
+	VPINSRD   $3, R10, X9, X9
+	VPERMILPS X9, X2, X10    // ox, oy, oz
+	VPERMILPS X9, X1, X11    // d[kx], d[ky], d[kz], d[kz]
+	VBLENDPS  $0xc, X3, X11, X12 // d[kx], d[ky], 1, 1
+	VPERMILPS $0xaa, X11, X13
+	VDIVPS    X13, X12, X12  // sx, sy, sz
+	VMOVUPS   X10, RWT+64(SP)
+	VMOVUPS   X12, RWT+76(SP)
+
+	// The walk from the root: cur = (0, tMin), an empty stack.
+	MOVQ    wide+0(FP), AX
+	MOVQ    AX, RFW+0(SP)
+	MOVQ    nwide+8(FP), AX
+	MOVQ    AX, RFW+8(SP)
+	MOVQ    rows+16(FP), AX
+	MOVQ    AX, RFW+16(SP)
+	MOVQ    nrows+24(FP), AX
+	MOVQ    AX, RFW+24(SP)
+	MOVQ    prims+32(FP), AX
+	MOVQ    AX, RFW+32(SP)
+	LEAQ    RSLAB(SP), AX
+	MOVQ    AX, RFW+40(SP)
+	LEAQ    RWT(SP), AX
+	MOVQ    AX, RFW+48(SP)
+	LEAQ    RSTK(SP), AX
+	MOVQ    AX, RFW+56(SP)
+	MOVQ    h+56(FP), AX
+	MOVQ    AX, RFW+72(SP)
+	VEXTRACTPS $3, X0, RFW+80(SP) // tMin
+	VEXTRACTPS $3, X1, RFW+84(SP) // tMax
+	MOVL    $0, RFW+88(SP)
+	VEXTRACTPS $3, X0, RFW+92(SP)
+	MOVQ    $0, RFW+96(SP)
+	MOVW    $0, RFW+104(SP)  // first, found
+	LEAQ    ·compressSlots(SB), AX
+	MOVQ    AX, RFW+112(SP)
+	LEAQ    RFW(SP), AX
+	MOVQ    AX, 0(SP)
+	MOVQ    mode+48(FP), CX
+	CMPQ    CX, $2
+	JEQ     occlude
+	MOVB    CX, RFW+104(SP)  // first
+	MOVQ    $56, RFW+64(SP)  // limit: 64 entries, less a node's pushes
+	CALL    ·walkAVX2(SB)
+	JMP     walked
+
+occlude:
+	MOVQ    $120, RFW+64(SP) // 128 entries, less a node's pushes
+	CALL    ·occludeAVX2(SB)
+
+walked:
+	// The walks end with VZEROUPPER. One that stopped where Go must go
+	// on (an edge case, a deep stack) is started over by Go.
+	CMPB    8(SP), $0
+	JNE     gomust2
+	MOVBQZX RFW+105(SP), AX
+	MOVQ    AX, status+64(FP)
+	RET
+
+gomust:
+	VZEROUPPER
+
+gomust2:
+	MOVQ $2, status+64(FP)
+	RET
+
+// shearTab is shearAxes as pairs of 4-byte kx, ky, indexed by 2*kz + (d[kz] < 0).
+DATA shearTab<>+0(SB)/4, $1
+DATA shearTab<>+4(SB)/4, $2
+DATA shearTab<>+8(SB)/4, $2
+DATA shearTab<>+12(SB)/4, $1
+DATA shearTab<>+16(SB)/4, $2
+DATA shearTab<>+20(SB)/4, $0
+DATA shearTab<>+24(SB)/4, $0
+DATA shearTab<>+28(SB)/4, $2
+DATA shearTab<>+32(SB)/4, $0
+DATA shearTab<>+36(SB)/4, $1
+DATA shearTab<>+40(SB)/4, $1
+DATA shearTab<>+44(SB)/4, $0
+GLOBL shearTab<>(SB), RODATA|NOPTR, $48
 
 // func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
 TEXT ·slabTestAVX2(SB), NOSPLIT, $0-40

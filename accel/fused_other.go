@@ -26,6 +26,16 @@ type fusedWalk struct {
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
 func occludeAVX2(w *fusedWalk) bool { panic("accel: no AVX2 walk on this architecture") }
 
+const (
+	rayMiss = iota
+	rayHit
+	rayGoMust
+)
+
+func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, mode int, h *fastHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
 func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) uint {
 	panic("accel: no AVX2 slab test on this architecture")
 }

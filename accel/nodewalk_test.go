@@ -577,3 +577,69 @@ func TestWalksNamesTheWalkInUse(t *testing.T) {
 		}
 	}
 }
+
+// TestRayAVX2MatchesWalk runs whole queries through rayAVX2 (the BLAS's
+// own rays, set up in assembly) and compares every answer it gives with
+// the Go loop's (nodeWalkAsm and fusedAVX2 off) bit for bit: closest hit,
+// first hit and occlusion. Rays it leaves to Go (rayGoMust: a zero or tiny
+// direction component, an edge case) must come up, and so must hits and
+// misses in each mode.
+func TestRayAVX2MatchesWalk(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("rayAVX2 runs in the scalar amd64 build on AVX2 processors only")
+	}
+	defer func(old, oldFused bool) { nodeWalkAsm, fusedAVX2 = old, oldFused }(nodeWalkAsm, fusedAVX2)
+	nodeWalkAsm, fusedAVX2 = false, false
+	rng := rand.New(rand.NewPCG(51, 52))
+	f := math.Float32bits
+	for name, sc := range nodeWalkScenes(t) {
+		b := sc.b
+		var status [3][3]int // [mode][result]
+		for _, ray := range nodeWalkRays(rng, sc.pos, 6000) {
+			if ray.TMin > ray.TMax || !rayUsable(&ray) {
+				continue
+			}
+			for mode := rayClosest; mode <= rayOcclude; mode++ {
+				var o objectRay
+				o.setupSelf(&ray)
+				var want fastHit
+				var wantOK bool
+				if mode == rayOcclude {
+					wantOK = b.occludes(&o, ray.TMin, ray.TMax)
+				} else {
+					tMax := ray.TMax
+					wantOK = b.walk(&o, ray.TMin, &tMax, mode == rayFirst, &want)
+				}
+				var got fastHit
+				s := b.queryAVX2(&ray, mode, &got)
+				status[mode][s]++
+				switch {
+				case s == rayGoMust:
+					// Nothing to compare: Go walks the ray.
+				case (s == rayHit) != wantOK:
+					t.Fatalf("%s mode %d ray %+v: rayAVX2 %d, Go loop hit %v", name, mode, ray, s, wantOK)
+				case s == rayHit && mode != rayOcclude &&
+					(f(got.t) != f(want.t) || f(got.u) != f(want.u) || f(got.v) != f(want.v) || got.slot != want.slot || got.front != want.front):
+					t.Fatalf("%s mode %d ray %+v: %+v, want %+v", name, mode, ray, got, want)
+				}
+				if !o.rb.finite && s != rayGoMust {
+					t.Fatalf("%s mode %d ray %+v: a ray whose slab distances may be NaN was not left to Go", name, mode, ray)
+				}
+			}
+		}
+		for mode, n := range status {
+			if n[rayMiss] < 300 || n[rayHit] < 1000 || n[rayGoMust] < 100 {
+				t.Errorf("%s mode %d: %d misses, %d hits, %d left to Go: too few of one to compare", name, mode, n[rayMiss], n[rayHit], n[rayGoMust])
+			}
+		}
+		t.Logf("%s: [miss hit go] closest %v, first %v, occlusion %v", name, status[0], status[1], status[2])
+	}
+}
+
+// TestRayAVX2Constants checks the constants rayAVX2 spells out: the
+// float32 bits of robustScale.
+func TestRayAVX2Constants(t *testing.T) {
+	if got := math.Float32bits(robustScale); got != 0x3f800003 {
+		t.Errorf("robustScale is %#x as a float32; rayAVX2 stores 0x3f800003", got)
+	}
+}
