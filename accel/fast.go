@@ -1,7 +1,6 @@
 package accel
 
 import (
-	"math"
 	"math/bits"
 	"unsafe"
 
@@ -50,18 +49,34 @@ func (o *objectRay) setupTri() {
 }
 
 func (o *objectRay) setup(in *instance, r *Ray) {
-	m := &in.worldToObject
-	o.org = m.TransformPoint(r.Origin)
-	o.dir = m.TransformVector(r.Direction)
-	o.rb.setup(o.org, o.dir)
-	o.wtReady = false
+	o.place(in, r)
+	o.setupPlaced()
 }
 
 // setupSelf is setup for a BLAS's own identity instance, without the
 // matrix products.
 func (o *objectRay) setupSelf(r *Ray) {
+	o.placeSelf(r)
+	o.setupPlaced()
+}
+
+// place sets o's origin and direction to r's in the object space of in,
+// leaving the tests to setupPlaced.
+func (o *objectRay) place(in *instance, r *Ray) {
+	m := &in.worldToObject
+	o.org = m.TransformPoint(r.Origin)
+	o.dir = m.TransformVector(r.Direction)
+}
+
+// placeSelf is place for a BLAS's own identity instance.
+func (o *objectRay) placeSelf(r *Ray) {
 	o.org = identityPoint(r.Origin)
 	o.dir = identityVector(r.Direction)
+}
+
+// setupPlaced sets the slab test up for the placed ray and leaves the
+// triangle test to its first leaf.
+func (o *objectRay) setupPlaced() {
 	o.rb.setup(o.org, o.dir)
 	o.wtReady = false
 }
@@ -72,25 +87,12 @@ func (o *objectRay) setupSelf(r *Ray) {
 func identityPoint(p vec.Vec3) vec.Vec3 { return vec.V3(p.X+0, p.Y+0, p.Z+0) }
 
 // identityVector returns vec.Identity3x4.TransformVector(d) bit for bit for
-// finite d: each component is a sum of the component and two zeros whose
-// signs are those of the other components, so a nonzero component is kept
-// and a zero one is -0 only when all three components have the sign bit.
+// finite d (rayUsable rays): the same sums without the products by one,
+// which are exact. A nonzero component is kept; a zero one comes out -0
+// only when the two zeros added to it (the other components times zero)
+// are -0 too.
 func identityVector(d vec.Vec3) vec.Vec3 {
-	neg := math.Signbit(float64(d.X)) && math.Signbit(float64(d.Y)) && math.Signbit(float64(d.Z))
-	z := float32(0)
-	if neg {
-		z = float32(math.Copysign(0, -1))
-	}
-	if d.X == 0 {
-		d.X = z
-	}
-	if d.Y == 0 {
-		d.Y = z
-	}
-	if d.Z == 0 {
-		d.Z = z
-	}
-	return d
+	return vec.V3(d.X+d.Y*0+d.Z*0, d.X*0+d.Y+d.Z*0, d.X*0+d.Y*0+d.Z)
 }
 
 func b2u(b bool) uint {
@@ -368,26 +370,43 @@ func (b *BLAS) walkRay(r *Ray, flags RayFlags, o *objectRay, h *fastHit) bool {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
 		return false
 	}
-	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
+	o.placeSelf(r)
+	tMax := r.TMax
+	return b.walkObject(o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, h)
+}
+
+// walkObject is walk for a ray placed in b's object space (o.org and
+// o.dir set, the tests not set up): the whole query in one rayAVX2 call
+// where it can, else set up and walked in Go.
+func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
 	if fusedAVX2 && b.rows != nil {
 		mode := rayClosest
 		if first {
 			mode = rayFirst
 		}
-		switch b.queryAVX2(r, mode, h) {
+		switch b.queryAVX2(o, tMin, *tMax, mode, h) {
 		case rayMiss:
 			return false
 		case rayHit:
-			// What setupSelf sets for setHit: rayAVX2 took only rays
-			// whose direction components are all nonzero, which
-			// identityVector keeps.
-			o.org, o.dir = identityPoint(r.Origin), r.Direction
+			*tMax = h.t
 			return true
 		}
 	}
-	o.setupSelf(r)
-	tMax := r.TMax
-	return b.walk(o, r.TMin, &tMax, first, h)
+	o.setupPlaced()
+	return b.walk(o, tMin, tMax, first, h)
+}
+
+// occludesObject is occludes for a ray placed in b's object space, as
+// walkObject.
+func (b *BLAS) occludesObject(o *objectRay, tMin, tMax float32) bool {
+	if fusedAVX2 && b.rows != nil {
+		var h fastHit
+		if s := b.queryAVX2(o, tMin, tMax, rayOcclude, &h); s != rayGoMust {
+			return s == rayHit
+		}
+	}
+	o.setupPlaced()
+	return b.occludes(o, tMin, tMax)
 }
 
 // Modes of rayAVX2.
@@ -397,12 +416,13 @@ const (
 	rayOcclude = 2
 )
 
-// queryAVX2 runs rayAVX2 on b for r (checked as walkRay checks it) and
-// returns its result: rayGoMust when Go must walk the ray instead.
-func (b *BLAS) queryAVX2(r *Ray, mode int, h *fastHit) int {
+// queryAVX2 runs rayAVX2 on b for the ray placed in o over (tMin, tMax)
+// (checked as walkRay checks it) and returns its result: rayGoMust when Go
+// must walk the ray instead.
+func (b *BLAS) queryAVX2(o *objectRay, tMin, tMax float32, mode int, h *fastHit) int {
 	return rayAVX2(unsafe.Pointer(unsafe.SliceData(b.wide)), len(b.wide),
 		unsafe.Pointer(unsafe.SliceData(b.rows)), len(b.rows),
-		unsafe.Pointer(unsafe.SliceData(b.primIndex)), r, mode, h)
+		unsafe.Pointer(unsafe.SliceData(b.primIndex)), &o.org, &o.dir, tMin, tMax, mode, h)
 }
 
 // traceDeep is TLAS.Intersect's fallback for top-level trees deeper than its
@@ -583,15 +603,9 @@ func (b *BLAS) occludedFast(r Ray) bool {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return false
 	}
-	if fusedAVX2 && b.rows != nil {
-		var h fastHit
-		if s := b.queryAVX2(&r, rayOcclude, &h); s != rayGoMust {
-			return s == rayHit
-		}
-	}
 	var o objectRay
-	o.setupSelf(&r)
-	return b.occludes(&o, r.TMin, r.TMax)
+	o.placeSelf(&r)
+	return b.occludesObject(&o, r.TMin, r.TMax)
 }
 
 // occludedFast answers TLAS.Occluded's fast path on a small stack (see
@@ -645,8 +659,8 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 			leaf, _ := leafRange(cur)
 			in := &t.instances[t.order[leaf]]
 			if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
-				o.setup(in, r)
-				if in.blas.occludes(&o, r.TMin, r.TMax) {
+				o.place(in, r)
+				if in.blas.occludesObject(&o, r.TMin, r.TMax) {
 					return true, true
 				}
 			}

@@ -3,6 +3,8 @@ package accel
 import (
 	"unsafe"
 
+	"github.com/raypipe/raypipe/vec"
+
 	"golang.org/x/sys/cpu"
 )
 
@@ -109,8 +111,8 @@ const (
 	rayGoMust = 2 // Go must walk: a ray with a zero (or tiny) direction component, an edge case or a deep stack
 )
 
-// rayAVX2 is a whole query of a BLAS for its own ray r (no instance
-// transform) in one call: it sets the ray up as objectRay.setupSelf and
+// rayAVX2 is a whole query of a BLAS for the ray from org along dir over
+// (tMin, tMax), in its object space, in one call: it sets the ray up as objectRay.setupPlaced and
 // watertightRay.setup do, bit for bit, and walks from the root with
 // walkAVX2 (mode 0 closest hit, 1 first hit) or occludeAVX2 (mode 2) on a
 // stack of its own, so that a query costs one call. The caller has
@@ -120,7 +122,7 @@ const (
 // depend on where a walk was started (TestRayAVX2MatchesWalk).
 //
 //go:noescape
-func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, mode int, h *fastHit) (status int)
+func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) (status int)
 
 // slabTestAVX2 is slabTest with all eight children in one 256-bit test
 // (walkAVX2's): the same mask and entry distances up to the sign of a

@@ -623,22 +623,29 @@ empty:
 #define RWT 304
 #define RSTK 416
 
-// func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, mode int, h *fastHit) (status int)
+// func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) (status int)
 //
 // It sets up in registers what rayBox.setup, slabRay.init and
-// watertightRay.setup compute for a BLAS's own ray (the origin plus +0,
-// as identityPoint; the direction as it is, which identityVector keeps
-// when no component is zero, as here), with the same operations, and runs
+// watertightRay.setup compute for the ray's origin and direction in
+// object space, with the same operations, and runs
 // walkAVX2 (modes 0 and 1, first = mode 1) or occludeAVX2 (mode 2) from
 // the root on its own stack. The root's box is not tested first: the
 // children's boxes lie inside it, so a ray that misses it misses them.
-TEXT ·rayAVX2(SB), $928-72
+TEXT ·rayAVX2(SB), $928-88
 	NO_LOCAL_POINTERS
-	MOVQ    r+40(FP), AX
-	VMOVUPS 0(AX), X0        // origin, tMin
-	VMOVUPS 16(AX), X1       // direction, tMax
-	VXORPS  X2, X2, X2
-	VADDPS  X2, X0, X2       // origin + 0: identityPoint
+	// The ray, one float at a time: callers have just stored it so, and
+	// wider loads could not be forwarded from those stores.
+	MOVQ      org+40(FP), AX
+	VMOVSS    0(AX), X0
+	VINSERTPS $0x10, 4(AX), X0, X0
+	VINSERTPS $0x20, 8(AX), X0, X0
+	VINSERTPS $0x30, tMin+56(FP), X0, X0 // origin, tMin
+	MOVQ      dir+48(FP), AX
+	VMOVSS    0(AX), X1
+	VINSERTPS $0x10, 4(AX), X1, X1
+	VINSERTPS $0x20, 8(AX), X1, X1
+	VINSERTPS $0x30, tMax+60(FP), X1, X1 // direction, tMax
+	VMOVAPS   X0, X2         // origin
 	MOVL    $0x3f800000, CX
 	VMOVD   CX, X3
 	VBROADCASTSS X3, X3      // ones
@@ -751,7 +758,7 @@ TEXT ·rayAVX2(SB), $928-72
 	MOVQ    AX, RFW+48(SP)
 	LEAQ    RSTK(SP), AX
 	MOVQ    AX, RFW+56(SP)
-	MOVQ    h+56(FP), AX
+	MOVQ    h+72(FP), AX
 	MOVQ    AX, RFW+72(SP)
 	VEXTRACTPS $3, X0, RFW+80(SP) // tMin
 	VEXTRACTPS $3, X1, RFW+84(SP) // tMax
@@ -763,7 +770,7 @@ TEXT ·rayAVX2(SB), $928-72
 	MOVQ    AX, RFW+112(SP)
 	LEAQ    RFW(SP), AX
 	MOVQ    AX, 0(SP)
-	MOVQ    mode+48(FP), CX
+	MOVQ    mode+64(FP), CX
 	CMPQ    CX, $2
 	JEQ     occlude
 	MOVB    CX, RFW+104(SP)  // first
@@ -781,14 +788,14 @@ walked:
 	CMPB    8(SP), $0
 	JNE     gomust2
 	MOVBQZX RFW+105(SP), AX
-	MOVQ    AX, status+64(FP)
+	MOVQ    AX, status+80(FP)
 	RET
 
 gomust:
 	VZEROUPPER
 
 gomust2:
-	MOVQ $2, status+64(FP)
+	MOVQ $2, status+80(FP)
 	RET
 
 // shearTab is shearAxes as pairs of 4-byte kx, ky, indexed by 2*kz + (d[kz] < 0).

@@ -2,7 +2,11 @@
 
 package accel
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
+)
 
 // fusedAVX2 is false off amd64: the walks take their Go loops (a
 // variable, as on amd64, so that tests can set it).
@@ -32,7 +36,7 @@ const (
 	rayGoMust
 )
 
-func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, mode int, h *fastHit) int {
+func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
 	panic("accel: no AVX2 walk on this architecture")
 }
 

@@ -578,8 +578,8 @@ func TestWalksNamesTheWalkInUse(t *testing.T) {
 	}
 }
 
-// TestRayAVX2MatchesWalk runs whole queries through rayAVX2 (the BLAS's
-// own rays, set up in assembly) and compares every answer it gives with
+// TestRayAVX2MatchesWalk runs whole queries through rayAVX2 (rays placed
+// in the BLAS's object space, set up in assembly) and compares every answer it gives with
 // the Go loop's (nodeWalkAsm and fusedAVX2 off) bit for bit: closest hit,
 // first hit and occlusion. Rays it leaves to Go (rayGoMust: a zero or tiny
 // direction component, an edge case) must come up, and so must hits and
@@ -611,7 +611,7 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 					wantOK = b.walk(&o, ray.TMin, &tMax, mode == rayFirst, &want)
 				}
 				var got fastHit
-				s := b.queryAVX2(&ray, mode, &got)
+				s := b.queryAVX2(&o, ray.TMin, ray.TMax, mode, &got)
 				status[mode][s]++
 				switch {
 				case s == rayGoMust:

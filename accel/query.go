@@ -52,8 +52,8 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 		if in.mask&m8 == 0 || in.blas.typ != GeometryTriangles {
 			continue
 		}
-		o.setup(in, &r)
-		if in.blas.walk(&o, r.TMin, &tMax, first, &h) {
+		o.place(in, &r)
+		if in.blas.walkObject(&o, r.TMin, &tMax, first, &h) {
 			best, bestIdx = o, idx
 			if first {
 				break
