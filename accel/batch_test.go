@@ -3,6 +3,7 @@ package accel
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/raypipe/raypipe/vec"
@@ -64,6 +65,9 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 				rays[i].Origin.X = inf // non-finite
 			}
 		}
+		if coherent(rays) {
+			t.Fatalf("scene %d: the test's rays look coherent, so batches would not interleave them", si)
+		}
 		for _, limit := range []int{defaultBatchStackLimit, 3, 5} {
 			batchStackLimit = limit
 			for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch, RayFlagForceNonOpaque, RayFlagCullBackFacingTriangles} {
@@ -90,6 +94,45 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 			}
 		}
 		batchStackLimit = defaultBatchStackLimit
+	}
+}
+
+// coherent takes a camera's primary rays (one origin, neighbouring
+// pixels) and nothing else: rays from scattered origins in one direction
+// (shadow rays toward a distant light), rays in random directions, and a
+// camera batch whose neighbours were shuffled.
+func TestCoherentTellsCameraRays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	const side = 64
+	camera := make([]Ray, side*side)
+	for i := range camera {
+		u, v := float32(i%side)/side*2-1, float32(i/side)/side*2-1
+		camera[i] = Ray{Origin: vec.V3(0, -0.5, 3), Direction: vec.V3(u*0.4, v*0.4, -1), TMax: 10}
+	}
+	shadow := make([]Ray, 4096)
+	random := make([]Ray, 4096)
+	for i := range shadow {
+		shadow[i] = Ray{Origin: randVec(rng, 1), Direction: vec.V3(0.3, 0.2, 1), TMax: 10}
+		random[i] = Ray{Origin: vec.V3(0, 0, 0), Direction: randVec(rng, 1), TMax: 10}
+	}
+	shuffled := slices.Clone(camera)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, c := range []struct {
+		name string
+		rays []Ray
+		want bool
+	}{
+		{"camera", camera, true},
+		{"camera, a row", camera[:side], true},
+		{"shadow", shadow, false},
+		{"random directions from one origin", random, false},
+		{"camera shuffled", shuffled, false},
+		{"one ray", camera[:1], false},
+		{"none", nil, false},
+	} {
+		if got := coherent(c.rays); got != c.want {
+			t.Errorf("%s: coherent = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 
