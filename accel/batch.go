@@ -159,7 +159,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 		case w.overflow:
 			hits[w.ray], found[w.ray] = b.Intersect(rays[w.ray], flags)
 		case w.found:
-			setHit(&hits[w.ray], &b.self, 0, &w.o, &w.h, flags)
+			setHit(&hits[w.ray], &b.self, 0, &w.o.org, &w.o.dir, &w.h, flags)
 			found[w.ray] = true
 		}
 	})
@@ -461,7 +461,7 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 		case l.overflow:
 			hits[l.ray], found[l.ray] = t.Intersect(l.r, flags, mask)
 		case l.bestIdx != ^uint32(0):
-			setHit(&hits[l.ray], &t.instances[l.bestIdx], l.bestIdx, &l.best, &l.h, flags)
+			setHit(&hits[l.ray], &t.instances[l.bestIdx], l.bestIdx, &l.best.org, &l.best.dir, &l.h, flags)
 			found[l.ray] = true
 		default:
 			hits[l.ray], found[l.ray] = Hit{}, false

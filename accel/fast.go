@@ -364,27 +364,12 @@ func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh 
 	return all, all
 }
 
-// walkRay sets o up for r and walks the BLAS for its closest hit (first
-// hit with ACCEPT_FIRST_HIT_AND_END_SEARCH) into h.
-func (b *BLAS) walkRay(r *Ray, flags RayFlags, o *objectRay, h *fastHit) bool {
-	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
-		return false
-	}
-	o.placeSelf(r)
-	tMax := r.TMax
-	return b.walkObject(o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, h)
-}
-
 // walkObject is walk for a ray placed in b's object space (o.org and
 // o.dir set, the tests not set up): the whole query in one rayAVX2 call
 // where it can, else set up and walked in Go.
 func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
 	if fusedAVX2 && b.rows != nil {
-		mode := rayClosest
-		if first {
-			mode = rayFirst
-		}
-		switch b.queryAVX2(o, tMin, *tMax, mode, h) {
+		switch b.queryAVX2(&o.org, &o.dir, tMin, *tMax, modeFor(first), h) {
 		case rayMiss:
 			return false
 		case rayHit:
@@ -401,7 +386,7 @@ func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool,
 func (b *BLAS) occludesObject(o *objectRay, tMin, tMax float32) bool {
 	if fusedAVX2 && b.rows != nil {
 		var h fastHit
-		if s := b.queryAVX2(o, tMin, tMax, rayOcclude, &h); s != rayGoMust {
+		if s := b.queryAVX2(&o.org, &o.dir, tMin, tMax, rayOcclude, &h); s != rayGoMust {
 			return s == rayHit
 		}
 	}
@@ -417,12 +402,20 @@ const (
 )
 
 // queryAVX2 runs rayAVX2 on b for the ray placed in o over (tMin, tMax)
-// (checked as walkRay checks it) and returns its result: rayGoMust when Go
+// (checked as Intersect checks it) and returns its result: rayGoMust when Go
 // must walk the ray instead.
-func (b *BLAS) queryAVX2(o *objectRay, tMin, tMax float32, mode int, h *fastHit) int {
+func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
 	return rayAVX2(unsafe.Pointer(unsafe.SliceData(b.wide)), len(b.wide),
 		unsafe.Pointer(unsafe.SliceData(b.rows)), len(b.rows),
-		unsafe.Pointer(unsafe.SliceData(b.primIndex)), &o.org, &o.dir, tMin, tMax, mode, h)
+		unsafe.Pointer(unsafe.SliceData(b.primIndex)), org, dir, tMin, tMax, mode, h)
+}
+
+// modeFor is rayAVX2's mode for a closest-hit walk with first.
+func modeFor(first bool) int {
+	if first {
+		return rayFirst
+	}
+	return rayClosest
 }
 
 // traceDeep is TLAS.Intersect's fallback for top-level trees deeper than its
@@ -603,9 +596,24 @@ func (b *BLAS) occludedFast(r Ray) bool {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return false
 	}
+	if fusedAVX2 && b.rows != nil {
+		org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+		var h fastHit
+		if s := b.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h); s != rayGoMust {
+			return s == rayHit
+		}
+	}
+	return b.occludedGo(&r)
+}
+
+// occludedGo is occludedFast's walk in Go, out of line so that the
+// assembly path does not zero an objectRay.
+//
+//go:noinline
+func (b *BLAS) occludedGo(r *Ray) bool {
 	var o objectRay
-	o.placeSelf(&r)
-	return b.occludesObject(&o, r.TMin, r.TMax)
+	o.setupSelf(r)
+	return b.occludes(&o, r.TMin, r.TMax)
 }
 
 // occludedFast answers TLAS.Occluded's fast path on a small stack (see
@@ -678,7 +686,7 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 // value and returned was stored field by field and copied with 16-byte
 // loads, which cannot be forwarded from those stores (a stall on every
 // hit that cost about a tenth of a cached walk).
-func setHit(out *Hit, in *instance, idx uint32, o *objectRay, h *fastHit, flags RayFlags) {
+func setHit(out *Hit, in *instance, idx uint32, org, dir *vec.Vec3, h *fastHit, flags RayFlags) {
 	b := in.blas
 	g := uint32(0)
 	if len(b.geoms) > 1 {
@@ -693,8 +701,8 @@ func setHit(out *Hit, in *instance, idx uint32, o *objectRay, h *fastHit, flags 
 	out.FrontFace = front
 	out.Opaque = opaqueFor(b.geoms[g].flags, in.flags, flags)
 	out.InstanceIndex, out.GeometryIndex, out.PrimitiveIndex = idx, g, b.primIndex[h.slot]
-	out.ObjectRayOrigin.X, out.ObjectRayOrigin.Y, out.ObjectRayOrigin.Z = o.org.X, o.org.Y, o.org.Z
-	out.ObjectRayDirection.X, out.ObjectRayDirection.Y, out.ObjectRayDirection.Z = o.dir.X, o.dir.Y, o.dir.Z
+	out.ObjectRayOrigin.X, out.ObjectRayOrigin.Y, out.ObjectRayOrigin.Z = org.X, org.Y, org.Z
+	out.ObjectRayDirection.X, out.ObjectRayDirection.Y, out.ObjectRayDirection.Z = dir.X, dir.Y, dir.Z
 	out.inst, out.slot = in, h.slot
 }
 

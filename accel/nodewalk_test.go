@@ -611,7 +611,7 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 					wantOK = b.walk(&o, ray.TMin, &tMax, mode == rayFirst, &want)
 				}
 				var got fastHit
-				s := b.queryAVX2(&o, ray.TMin, ray.TMax, mode, &got)
+				s := b.queryAVX2(&o.org, &o.dir, ray.TMin, ray.TMax, mode, &got)
 				status[mode][s]++
 				switch {
 				case s == rayGoMust:

@@ -63,7 +63,7 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 	if bestIdx == ^uint32(0) {
 		return Hit{}, false
 	}
-	setHit(&hit, &t.instances[bestIdx], bestIdx, &best, &h, flags)
+	setHit(&hit, &t.instances[bestIdx], bestIdx, &best.org, &best.dir, &h, flags)
 	return hit, true
 }
 
@@ -95,14 +95,38 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
 		return b.intersectSlow(r, flags)
 	}
 	// The fast path, with the hit built here rather than copied out of
-	// another frame.
-	var o objectRay
-	var h fastHit
-	if !b.walkRay(&r, flags, &o, &h) {
+	// another frame: the whole query in rayAVX2 where it can, else in Go.
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return Hit{}, false
 	}
-	setHit(&hit, &b.self, 0, &o, &h, flags|RayFlagSkipProceduralPrimitives)
+	org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+	var h fastHit
+	status := rayGoMust
+	if fusedAVX2 && b.rows != nil {
+		status = b.queryAVX2(&org, &dir, r.TMin, r.TMax, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h)
+	}
+	if status == rayGoMust {
+		status = b.intersectGo(&r, flags, &h)
+	}
+	if status == rayMiss {
+		return Hit{}, false
+	}
+	setHit(&hit, &b.self, 0, &org, &dir, &h, flags|RayFlagSkipProceduralPrimitives)
 	return hit, true
+}
+
+// intersectGo walks r in Go for Intersect's fast path (rayHit or rayMiss),
+// out of line so that the assembly path does not zero an objectRay.
+//
+//go:noinline
+func (b *BLAS) intersectGo(r *Ray, flags RayFlags, h *fastHit) int {
+	var o objectRay
+	o.setupSelf(r)
+	tMax := r.TMax
+	if b.walk(&o, r.TMin, &tMax, flags&RayFlagAcceptFirstHitAndEndSearch != 0, h) {
+		return rayHit
+	}
+	return rayMiss
 }
 
 // intersectSlow is Intersect through a Traversal, out of line so that the
