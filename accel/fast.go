@@ -368,7 +368,7 @@ func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh 
 // o.dir set, the tests not set up): the whole query in one rayAVX2 call
 // where it can, else set up and walked in Go.
 func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
-	if fusedAVX2 && b.rows != nil {
+	if b.queriesInAsm() {
 		switch b.queryAVX2(&o.org, &o.dir, tMin, *tMax, modeFor(first), h) {
 		case rayMiss:
 			return false
@@ -384,7 +384,7 @@ func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool,
 // occludesObject is occludes for a ray placed in b's object space, as
 // walkObject.
 func (b *BLAS) occludesObject(o *objectRay, tMin, tMax float32) bool {
-	if fusedAVX2 && b.rows != nil {
+	if b.queriesInAsm() {
 		var h fastHit
 		if s := b.queryAVX2(&o.org, &o.dir, tMin, tMax, rayOcclude, &h); s != rayGoMust {
 			return s == rayHit
@@ -409,6 +409,11 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 		unsafe.Pointer(unsafe.SliceData(b.rows)), len(b.rows),
 		unsafe.Pointer(unsafe.SliceData(b.primIndex)), org, dir, tMin, tMax, mode, h)
 }
+
+// queriesInAsm reports whether queries on b run whole in rayAVX2: in the
+// scalar build (the vector build keeps its own walks) where the fused
+// AVX2 walks run and b has leaf rows.
+func (b *BLAS) queriesInAsm() bool { return fusedAVX2 && !useSIMD && b.rows != nil }
 
 // modeFor is rayAVX2's mode for a closest-hit walk with first.
 func modeFor(first bool) int {
@@ -596,7 +601,7 @@ func (b *BLAS) occludedFast(r Ray) bool {
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return false
 	}
-	if fusedAVX2 && b.rows != nil {
+	if b.queriesInAsm() {
 		org, dir := identityPoint(r.Origin), identityVector(r.Direction)
 		var h fastHit
 		if s := b.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h); s != rayGoMust {

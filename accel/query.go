@@ -102,7 +102,7 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
 	org, dir := identityPoint(r.Origin), identityVector(r.Direction)
 	var h fastHit
 	status := rayGoMust
-	if fusedAVX2 && b.rows != nil {
+	if b.queriesInAsm() {
 		status = b.queryAVX2(&org, &dir, r.TMin, r.TMax, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h)
 	}
 	if status == rayGoMust {
