@@ -144,6 +144,7 @@ loop:
 	MOVQ R10, SI
 	SHLQ $8, SI
 	ADDQ wide+0(FP), SI
+	PREFETCHT0 192(SI)       // the references, read after the test
 	MOVQ q+16(FP), DI
 	SLAB8
 	MOVQ  BX, DI
@@ -215,6 +216,7 @@ loop:
 	MOVQ R10, SI
 	SHLQ $8, SI
 	ADDQ wide+0(FP), SI
+	PREFETCHT0 192(SI)       // the references, read after the test
 	MOVQ q+16(FP), DI
 	SLAB8
 	TESTQ AX, AX

@@ -12,6 +12,7 @@
 // left alone.
 TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVQ   n+0(FP), SI
+	PREFETCHT0 192(SI)       // the references, which the caller reads next
 	MOVQ   q+8(FP), DI
 	MOVSS  tMin+16(FP), X12
 	SHUFPS $0, X12, X12
