@@ -31,9 +31,11 @@
 // default walks are scalar Go, except on amd64, where small SSE assembly
 // kernels test a node's eight children and a leaf's triangles four at a
 // time (slab_amd64.s, leaftest_amd64.s), and where the processor has
-// AVX2, the closest-hit and occlusion walks of Intersect and Occluded run
-// whole in AVX2 assembly, eight children and eight triangles per test
-// (fused_amd64.s), and the other walks use its node and leaf tests. A
+// AVX2, Intersect and Occluded (of a BLAS, and of each instance a TLAS
+// walk enters) run whole in AVX2 assembly, the ray's set-up included, in
+// one call per ray and instance (rayAVX2), eight children and eight
+// triangles per test (fused_amd64.s), and the other walks use its node
+// and leaf tests. A
 // build with GOEXPERIMENT=simd uses simd/archsimd walks instead
 // (VectorWalks). Every variant answers bit for bit as the Go loops it
 // replaces. On amd64 the build's bounds and binning run in SSE assembly
