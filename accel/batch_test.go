@@ -63,6 +63,8 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 				rays[i].TMin, rays[i].TMax = 2, 1 // empty interval
 			case 6:
 				rays[i].Origin.X = inf // non-finite
+			case 7:
+				rays[i].Origin.Y = float32(math.Copysign(0, -1)) // -0: ObjectRayOrigin has +0
 			}
 		}
 		if coherent(rays) {
@@ -83,7 +85,7 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 					}
 					for i, r := range rays[:n] {
 						h, ok := b.Intersect(r, flags)
-						if ok != found[i] || h != hits[i] {
+						if ok != found[i] || h != hits[i] || bits3(h.ObjectRayOrigin) != bits3(hits[i].ObjectRayOrigin) {
 							t.Fatalf("scene %d limit %d flags %v ray %d %+v: batch %v %+v, alone %v %+v", si, limit, flags, i, r, found[i], hits[i], ok, h)
 						}
 						if o := b.Occluded(r, flags); o != occ[i] {
@@ -95,6 +97,11 @@ func TestBatchMatchesSingleRays(t *testing.T) {
 		}
 		batchStackLimit = defaultBatchStackLimit
 	}
+}
+
+// bits3 returns the bits of v's components, which tell -0 from +0.
+func bits3(v vec.Vec3) [3]uint32 {
+	return [3]uint32{math.Float32bits(v.X), math.Float32bits(v.Y), math.Float32bits(v.Z)}
 }
 
 // coherent takes a camera's primary rays (one origin, neighbouring

@@ -124,6 +124,51 @@ const (
 //go:noescape
 func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) (status int)
 
+// batchQuery is a batch for batchWalkAVX2 or batchOccludeAVX2: the
+// BLAS's arrays, the rays, where their results go and the walk's mode. The
+// assembly hard-codes its layout (asserted below).
+type batchQuery struct {
+	wide   unsafe.Pointer // &wide[0]
+	nwide  int
+	rows   unsafe.Pointer // &rows[0]
+	nrows  int
+	prims  unsafe.Pointer // &primIndex[0]
+	rays   *Ray           // the n rays
+	n      int
+	next   int      // the next ray a lane takes: 0 at the call
+	status *uint8   // n results: rayMiss, rayHit or rayGoMust
+	hits   *fastHit // n hits, set for each rayHit
+	first  bool     // batchWalkAVX2: stop at the first hit committed
+}
+
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.rays)-40]
+	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.status)-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.hits)-72]
+	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.first)-80]
+	_ = [1]struct{}{}[unsafe.Sizeof(fastHit{})-20]
+	_ = [1]struct{}{}[unsafe.Sizeof(Ray{})-32]
+)
+
+// batchWalkAVX2 runs walkAVX2's walk (rayAVX2's modes 0 and 1) for each
+// of q's rays, placed as BLAS.Intersect places them (the origin plus +0),
+// eight walks at a time, one node or leaf of each in turn: a walk yields
+// to the next once it has prefetched its next node or leaf, so that the
+// walks' cache misses overlap (the Go batch walks' interleaving, without
+// leaving the assembly). Each walk takes its single-ray steps, so every
+// answer is rayAVX2's bit for bit (TestBatchMatchesSingleRays). Rays that
+// are not rayUsable, with TMin > TMax, or that Go must walk get
+// rayGoMust.
+//
+//go:noescape
+func batchWalkAVX2(q *batchQuery)
+
+// batchOccludeAVX2 is batchWalkAVX2 for occludeAVX2's walks (rayAVX2's
+// mode 2): rayHit for a ray that hits a triangle.
+//
+//go:noescape
+func batchOccludeAVX2(q *batchQuery)
+
 // slabTestAVX2 is slabTest with all eight children in one 256-bit test
 // (walkAVX2's): the same mask and entry distances up to the sign of a
 // zero (TestSlabTestMatchesScalarLoop). Callers check fusedAVX2.

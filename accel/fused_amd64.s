@@ -335,6 +335,520 @@ nowt: \
 	ANDQ      CX, AX \
 	JZ        none
 
+// A lane: one walk's state for walkAVX2 or occludeAVX2 (a fusedWalk at
+// 0), its ray's slab test (a slabRay: the first float of each broadcast,
+// all that the walks read, and the row offsets), its triangle test (the
+// fields of a watertightRay that the walks read: kx, ky, kz and ox to
+// sz), its stack (64 stackEntry or 128 uint32 entries) and, in a batch,
+// the index of its ray (-1: none).
+#define LSLAB 128
+#define LWT 288
+#define LSTK 384
+#define LRAY 896
+#define LANESHIFT 10
+
+// RAYSETUP sets the lane at DI up for the ray with origin and tMin in X0,
+// direction and tMax in X1: what rayBox.setup, slabRay.init and
+// watertightRay.setup compute, with the same operations, and a walk from
+// the root (cur = (0, tMin), an empty stack, nothing found). The root's
+// box is not tested first: the children's boxes lie inside it, so a ray
+// that misses it misses them. A ray whose inverse direction is not finite
+// in every component (rayBox.finite: the origin is, and a finite
+// direction's inverse is never zero) goes on at bad. It leaves the fields
+// that do not depend on the ray alone and clobbers AX, CX, DX, R8-R10
+// and X2-X13.
+#define RAYSETUP(bad) \
+	VMOVAPS      X0, X2 \
+	MOVL         $0x3f800000, CX \
+	VMOVD        CX, X3 \
+	VBROADCASTSS X3, X3      /* ones */ \
+	VDIVPS       X1, X3, X4  /* inv = 1 / direction */ \
+	MOVL         $0x7fffffff, CX \
+	VMOVD        CX, X5 \
+	VBROADCASTSS X5, X5      /* |x| mask */ \
+	VANDPS       X5, X4, X6 \
+	MOVL         $0x7f7fffff, CX /* math.MaxFloat32 */ \
+	VMOVD        CX, X7 \
+	VBROADCASTSS X7, X7 \
+	VCMPPS       $2, X7, X6, X6 \
+	VMOVMSKPS    X6, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JNE          bad \
+	/* slabRay: origin, inverse, robustScale, and each axis' near and */ \
+	/* far row offsets from the inverse's signs. */ \
+	VMOVSS       X2, LSLAB+0(DI) \
+	VEXTRACTPS   $1, X2, LSLAB+16(DI) \
+	VEXTRACTPS   $2, X2, LSLAB+32(DI) \
+	VMOVSS       X4, LSLAB+48(DI) \
+	VEXTRACTPS   $1, X4, LSLAB+64(DI) \
+	VEXTRACTPS   $2, X4, LSLAB+80(DI) \
+	MOVL         $0x3f800003, LSLAB+96(DI) /* robustScale (TestRayAVX2Constants) */ \
+	VMOVMSKPS    X4, DX \
+	MOVL         DX, AX \
+	ANDL         $1, AX \
+	SHLL         $5, AX \
+	MOVQ         AX, LSLAB+112(DI) \
+	MOVL         $32, CX \
+	SUBL         AX, CX \
+	MOVQ         CX, LSLAB+120(DI) \
+	MOVL         DX, AX \
+	SHRL         $1, AX \
+	ANDL         $1, AX \
+	SHLL         $5, AX \
+	LEAQ         64(AX), CX \
+	MOVQ         CX, LSLAB+128(DI) \
+	MOVL         $96, CX \
+	SUBL         AX, CX \
+	MOVQ         CX, LSLAB+136(DI) \
+	MOVL         DX, AX \
+	SHRL         $2, AX \
+	ANDL         $1, AX \
+	SHLL         $5, AX \
+	LEAQ         128(AX), CX \
+	MOVQ         CX, LSLAB+144(DI) \
+	MOVL         $160, CX \
+	SUBL         AX, CX \
+	MOVQ         CX, LSLAB+152(DI) \
+	/* watertightRay: kz the axis of the largest |d| (the first of */ \
+	/* equal ones), kx and ky from shearAxes by the sign of d[kz], the */ \
+	/* origin's components in that order and the shear sx, sy, sz. */ \
+	VANDPS       X5, X1, X6  /* |d| */ \
+	VPERMILPS    $0x55, X6, X7 /* ay */ \
+	VPERMILPS    $0xaa, X6, X8 /* az */ \
+	XORL         R8, R8 \
+	VUCOMISS     X6, X7 \
+	SETHI        R8B         /* k1 = ay > ax */ \
+	VMAXSS       X6, X7, X9 \
+	XORL         R9, R9 \
+	VUCOMISS     X9, X8 \
+	SETHI        R9B         /* k2 = az > max(ax, ay) */ \
+	MOVL         $2, R10 \
+	TESTL        R9, R9 \
+	CMOVLEQ      R8, R10     /* kz = k2 ? 2 : k1 */ \
+	VMOVMSKPS    X1, AX \
+	MOVL         R10, CX \
+	SHRL         CX, AX \
+	ANDL         $1, AX      /* d[kz] < 0 (d[kz] is not zero) */ \
+	LEAQ         (AX)(R10*2), AX \
+	LEAQ         shearTab<>(SB), CX \
+	MOVL         0(CX)(AX*8), R8 /* kx */ \
+	MOVL         4(CX)(AX*8), R9 /* ky */ \
+	MOVQ         R8, LWT+16(DI) \
+	MOVQ         R9, LWT+24(DI) \
+	MOVQ         R10, LWT+32(DI) \
+	VMOVD        R8, X9 \
+	VPINSRD      $1, R9, X9, X9 \
+	VPINSRD      $2, R10, X9, X9 \
+	VPINSRD      $3, R10, X9, X9 \
+	VPERMILPS    X9, X2, X10 /* ox, oy, oz */ \
+	VPERMILPS    X9, X1, X11 /* d[kx], d[ky], d[kz], d[kz] */ \
+	VBLENDPS     $0xc, X3, X11, X12 /* d[kx], d[ky], 1, 1 */ \
+	VPERMILPS    $0xaa, X11, X13 \
+	VDIVPS       X13, X12, X12 /* sx, sy, sz */ \
+	VMOVUPS      X10, LWT+64(DI) \
+	VMOVUPS      X12, LWT+76(DI) \
+	/* The walk from the root: cur = (0, tMin), an empty stack. */ \
+	LEAQ         LSLAB(DI), AX \
+	MOVQ         AX, 40(DI) \
+	LEAQ         LWT(DI), AX \
+	MOVQ         AX, 48(DI) \
+	LEAQ         LSTK(DI), AX \
+	MOVQ         AX, 56(DI) \
+	VEXTRACTPS   $3, X0, 80(DI) /* tMin */ \
+	VEXTRACTPS   $3, X1, 84(DI) /* tMax */ \
+	MOVL         $0, 88(DI) \
+	VEXTRACTPS   $3, X0, 92(DI) \
+	MOVQ         $0, 96(DI) \
+	MOVB         $0, 105(DI) /* found */
+
+// LANECONSTS sets the fields of the lane at DI that do not depend on its
+// ray from the walk's arguments at SI (a batchQuery, or rayAVX2's
+// arguments: wide, nwide, rows, nrows and prims first): the arrays, the
+// stack limit and compressSlots.
+#define LANECONSTS(limit) \
+	MOVQ 0(SI), AX \
+	MOVQ AX, 0(DI) \
+	MOVQ 8(SI), AX \
+	MOVQ AX, 8(DI) \
+	MOVQ 16(SI), AX \
+	MOVQ AX, 16(DI) \
+	MOVQ 24(SI), AX \
+	MOVQ AX, 24(DI) \
+	MOVQ 32(SI), AX \
+	MOVQ AX, 32(DI) \
+	MOVQ $limit, 64(DI) \
+	LEAQ ·compressSlots(SB), AX \
+	MOVQ AX, 112(DI)
+
+// LANEFRAME is SETUP for a lane at DI whose triangle test is set up.
+#define LANEFRAME \
+	MOVQ         48(DI), DX \
+	TRIFRAME \
+	VBROADCASTSS 80(DI), Y0 \
+	VMOVUPS      Y0, TMIN(SP) \
+	VBROADCASTSS 84(DI), Y0 \
+	VMOVUPS      Y0, TMAX(SP) \
+	LOADNODE
+
+// The frame of the batch walks: the walks' (to HITV), the lane whose
+// turn it is, the lanes with a ray (a bit each), and the lanes.
+#define BLANE 480
+#define BLIVE 488
+#define BLANES 512
+
+// BATCHINIT sets every lane up without a ray, with the walk's
+// arguments of the batchQuery at q (the stack limit limit, first), and
+// goes on at lanedone with lane 0: each lane takes its first ray there.
+#define BATCHINIT(limit) \
+	MOVQ    q+0(FP), SI \
+	LEAQ    BLANES(SP), DI \
+	XORL    CX, CX \
+lanes: \
+	LANECONSTS(limit) \
+	MOVB    80(SI), AX \
+	MOVB    AX, 104(DI)      /* first */ \
+	MOVQ    $-1, LRAY(DI) \
+	ADDQ    $(1<<LANESHIFT), DI \
+	INCQ    CX \
+	CMPQ    CX, $8 \
+	JLT     lanes \
+	MOVQ    $0xff, BLIVE(SP) \
+	MOVQ    $0, BLANE(SP) \
+	LEAQ    BLANES(SP), DI \
+	JMP     lanedone
+
+// BATCHLANES is the batch walks' lane handling, after their steps: at
+// lanedone a lane's walk is over (its answer: found), at lanego Go must
+// walk its ray (rayGoMust); either way the lane takes the next ray of
+// the batch (RAYSETUP, after the checks of rayUsable and TMin <= TMax;
+// rays that fail them are left to Go) and goes on at resume, or, with
+// none left, drops out. nextlane moves to the next lane with a ray, in
+// turn; the call returns when no lane has one.
+#define BATCHLANES(resume) \
+lanedone: \
+	MOVQ    LRAY(DI), AX \
+	TESTQ   AX, AX \
+	JS      refill \
+	MOVBQZX 105(DI), CX      /* rayHit or rayMiss */ \
+	MOVQ    q+0(FP), DX \
+	MOVQ    64(DX), DX \
+	MOVB    CX, (DX)(AX*1) \
+	JMP     refill \
+lanego: \
+	MOVQ    LRAY(DI), AX \
+	MOVQ    q+0(FP), DX \
+	MOVQ    64(DX), DX \
+	MOVB    $2, (DX)(AX*1) \
+refill: \
+	MOVQ    q+0(FP), SI \
+take: \
+	MOVQ    56(SI), R11      /* q.next */ \
+	CMPQ    R11, 48(SI) \
+	JGE     idle \
+	LEAQ    1(R11), AX \
+	MOVQ    AX, 56(SI) \
+	MOVQ    R11, LRAY(DI) \
+	MOVQ    R11, AX \
+	SHLQ    $5, AX \
+	ADDQ    40(SI), AX       /* &rays[i] */ \
+	VMOVUPS 0(AX), X0 \
+	VMOVUPS 16(AX), X1 \
+	VADDPS  plusZero<>(SB), X0, X0 /* identityPoint; tMin + -0 is tMin */ \
+	MOVL    $0x7fffffff, CX \
+	VMOVD   CX, X5 \
+	VBROADCASTSS X5, X5 \
+	MOVL    $0x7f7fffff, CX \
+	VMOVD   CX, X7 \
+	VBROADCASTSS X7, X7 \
+	VANDPS  X5, X0, X2 \
+	VCMPPS  $2, X7, X2, X2 \
+	VANDPS  X5, X1, X3 \
+	VCMPPS  $2, X7, X3, X3 \
+	VANDPS  X3, X2, X2 \
+	VMOVMSKPS X2, CX \
+	ANDL    $7, CX \
+	CMPL    CX, $7 \
+	JNE     badray           /* origin or direction not finite */ \
+	VPERMILPS $0xff, X0, X2 \
+	VPERMILPS $0xff, X1, X3 \
+	VUCOMISS X3, X2 \
+	JPS     badray           /* TMin or TMax NaN */ \
+	JHI     badray           /* TMin > TMax */ \
+	RAYSETUP(badray) \
+	MOVQ    72(SI), AX \
+	LEAQ    (R11)(R11*4), CX \
+	LEAQ    (AX)(CX*4), AX   /* &hits[i]: fastHit is 20 bytes */ \
+	MOVQ    AX, 72(DI) \
+	JMP     resume \
+badray: \
+	MOVQ    64(SI), DX \
+	MOVB    $2, (DX)(R11*1) \
+	JMP     take \
+idle: \
+	MOVQ    $-1, LRAY(DI) \
+	MOVQ    BLANE(SP), CX \
+	MOVQ    BLIVE(SP), AX \
+	BTRQ    CX, AX \
+	MOVQ    AX, BLIVE(SP) \
+	TESTQ   AX, AX \
+	JNZ     nextlane \
+	VZEROUPPER \
+	RET \
+nextlane: \
+	MOVQ    BLANE(SP), CX \
+	MOVQ    BLIVE(SP), DX \
+seek: \
+	INCQ    CX \
+	ANDQ    $7, CX \
+	BTQ     CX, DX \
+	JCC     seek \
+	MOVQ    CX, BLANE(SP) \
+	SHLQ    $LANESHIFT, CX \
+	LEAQ    BLANES(SP)(CX*1), DI \
+	JMP     resume
+
+// WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
+// walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
+// stack at BX. When cur is next a leaf it goes on at toleaf, a node at
+// tonode (walkAVX2 goes round, batchWalkAVX2 moves to another ray); at
+// gomust where Go must take over (cur saved, or at CURN and CURF for a
+// leaf) and at finished when the walk is over. The children hit, as
+// walkFiniteOn takes them (nodeWalk's PUSHHITS): one is cur; of two, the
+// nearer is cur (the first on a tie) and the other is pushed; more are
+// pushed as pushSorted pushes them and cur is popped off the top. The
+// pushed entries left on the stack are prefetched. Three or more are
+// pushed without a branch per child: each hit lane's place on the stack is
+// its rank, the number of hit children that pushSorted puts below it
+// (farther, or as near and in a later slot), from one broadcast compare
+// per child; lanes not hit take the eighth place, above the hit ones
+// (there are at most seven then), which the walk overwrites later. All
+// eight entries are stored, the nearest one is popped as cur, and the two
+// below it, next to be popped, are prefetched. Leaves commit as the Go
+// loop does: each candidate in slot order whose t is below the current
+// tMax (the first one with w.first).
+#define WALKSTEPS(toleaf, tonode, gomust, finished) \
+loop: \
+	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
+	NODE(gomust, pop) \
+	/* The children hit, as walkFiniteOn takes them (nodeWalk's */ \
+	/* PUSHHITS): one is cur; of two, the nearer is cur (the first on a */ \
+	/* tie) and the other is pushed; more are pushed as pushSorted pushes */ \
+	/* them and cur is popped off the top. The pushed entries left on the */ \
+	/* stack are prefetched. R12 ends one past the top entry. */ \
+	MOVQ  BX, R12 \
+	BSFQ  AX, CX \
+	LEAQ  -1(AX), R8 \
+	ANDQ  AX, R8 \
+	JNZ   several \
+	MOVL    192(SI)(CX*4), R10 \
+	VMOVD   CX, X1 \
+	VPERMPS Y0, Y1, Y0 /* near[CX] in lane 0 */ \
+	JMP   done \
+several: \
+	BSFQ  R8, R9 \
+	LEAQ  -1(R8), R11 \
+	TESTQ R8, R11 \
+	JNZ   three \
+	/* Two: the nearer is cur (the first on a tie), chosen without a */ \
+	/* branch, and the other is pushed and prefetched. */ \
+	MOVL     192(SI)(CX*4), R10 \
+	MOVL     192(SI)(R9*4), R11 \
+	VMOVD    CX, X2 \
+	VMOVD    R9, X3 \
+	VPERMPS  Y0, Y3, Y1 \
+	VPERMPS  Y0, Y2, Y0 \
+	VUCOMISS X0, X1 /* second < first: swap */ \
+	MOVL     R10, AX \
+	CMOVLCS  R11, R10 \
+	CMOVLCS  AX, R11 \
+	VMINSS   X0, X1, X2 \
+	VMAXSS   X1, X0, X1 \
+	VMOVAPS  X2, X0 \
+	MOVL     R11, 0(BX) \
+	VMOVSS   X1, 4(BX) \
+	ADDQ     $8, R12 \
+	MOVL     R11, AX \
+	PREFETCH4(0(DI), 16(DI)) \
+	JMP      done \
+three: \
+	/* Three or more, without a branch per child: each hit lane's place */ \
+	/* on the stack is its rank, the number of hit children that */ \
+	/* pushSorted puts below it (farther, or as near and in a later */ \
+	/* slot), from one broadcast compare per child; lanes not hit take the */ \
+	/* eighth place, above the hit ones (there are at most seven then), */ \
+	/* which the walk overwrites later. All eight entries are stored, the */ \
+	/* nearest one is popped as cur, and the two below it, next to be */ \
+	/* popped, are prefetched. */ \
+	POPCNTQ   AX, R12 /* the children hit */ \
+	VMOVDQU   Y1, HITV(SP) /* the lanes hit */ \
+	VMOVAPS   Y0, Y2 /* the entry distances */ \
+	VPXOR     Y3, Y3, Y3 \
+	RANK(0) \
+	RANK(1) \
+	RANK(2) \
+	RANK(3) \
+	RANK(4) \
+	RANK(5) \
+	RANK(6) \
+	RANK(7) \
+	VMOVDQU     HITV(SP), Y1 \
+	VMOVDQU     sevens<>(SB), Y0 \
+	VBLENDVPS   Y1, Y3, Y0, Y3 /* lanes not hit: the eighth place, above the top */ \
+	VMOVDQU     192(SI), Y1 \
+	VPUNPCKLDQ  Y2, Y1, Y4 /* entries of lanes 0, 1, 4, 5 */ \
+	VPUNPCKHDQ  Y2, Y1, Y5 /* entries of lanes 2, 3, 6, 7 */ \
+	PUTENTRY(X4, X3, 0, 0) \
+	PUTENTRY(X4, X3, 1, 1) \
+	PUTENTRY(X5, X3, 0, 2) \
+	PUTENTRY(X5, X3, 1, 3) \
+	VEXTRACTI128 $1, Y3, X3 \
+	VEXTRACTI128 $1, Y4, X4 \
+	VEXTRACTI128 $1, Y5, X5 \
+	PUTENTRY(X4, X3, 0, 0) \
+	PUTENTRY(X4, X3, 1, 1) \
+	PUTENTRY(X5, X3, 0, 2) \
+	PUTENTRY(X5, X3, 1, 3) \
+	LEAQ  (BX)(R12*8), BX \
+	MOVL  -16(BX), AX \
+	PREFETCH4(0(DI), 16(DI)) \
+	MOVL  -24(BX), AX \
+	PREFETCH4(0(DI), 16(DI)) \
+	JMP   pop \
+done: \
+	MOVQ     R12, BX \
+	VUCOMISS X0, X14 /* cur.near <= tMax */ \
+	JCS      pop \
+	TESTL    R10, R10 \
+	JS       toleaf \
+	JMP      tonode \
+pop: \
+	CMPQ     BX, 56(DI) \
+	JLS      finished \
+	SUBQ     $8, BX \
+	MOVL     0(BX), R10 \
+	VMOVSS   4(BX), X0 \
+	VUCOMISS X0, X14 \
+	JCS      pop \
+	TESTL    R10, R10 \
+	JS       toleaf \
+	JMP      tonode \
+leaf: \
+	/* cur is a leaf that passed the check: test its triangles. */ \
+	LEAFCANDS(leafout, leafdone) \
+	/* Commit as the Go loop does: each candidate in slot order whose t */ \
+	/* is below the current tMax (the first one with w.first). */ \
+	VMOVUPS  Y7, TB(SP) \
+	VMOVUPS  Y10, EVB(SP) \
+	VMOVUPS  Y11, EWB(SP) \
+	VMOVUPS  Y6, DETB(SP) \
+	VMOVSS   84(DI), X1 \
+	MOVQ     $-1, R8 \
+cand: \
+	BSFQ     AX, CX \
+	VMOVSS   TB(SP)(CX*4), X0 \
+	VUCOMISS X1, X0 /* t < tMax */ \
+	JCC      nextcand \
+	VMOVAPS  X0, X1 \
+	MOVQ     CX, R8 \
+	CMPB     104(DI), $0 \
+	JNE      commit \
+nextcand: \
+	LEAQ  -1(AX), CX \
+	ANDQ  CX, AX \
+	JNZ   cand \
+	TESTQ R8, R8 \
+	JS    leafdone \
+commit: \
+	/* The hit of lane R8 (t in X1), as leafHits.hit gives it. */ \
+	VMOVSS     DETB(SP)(R8*4), X2 \
+	MOVL       $0x3f800000, DX \
+	VMOVD      DX, X3 \
+	VDIVSS     X2, X3, X3 /* 1 / det */ \
+	VMULSS     EVB(SP)(R8*4), X3, X4 \
+	VMULSS     EWB(SP)(R8*4), X3, X5 \
+	MOVQ       72(DI), DX \
+	VMOVSS     X1, 0(DX) \
+	VMOVSS     X4, 4(DX) \
+	VMOVSS     X5, 8(DX) \
+	LEAQ       (R13)(R8*1), AX \
+	MOVL       AX, 12(DX) \
+	VXORPS     X6, X6, X6 \
+	VUCOMISS   X6, X2 /* det > 0: front */ \
+	SETHI      16(DX) \
+	MOVB       $1, 105(DI) \
+	VMOVSS     X1, 84(DI) \
+	VBROADCASTSS X1, Y0 \
+	VMOVUPS    Y0, TMAX(SP) \
+	MOVQ       32(DI), DX \
+	PREFETCHT0 (DX)(AX*4) \
+	CMPB       104(DI), $0 \
+	JNE        finished \
+leafdone: \
+	LOADNODE \
+	JMP pop \
+leafout: \
+	MOVL   CURN(SP), R10 \
+	VMOVSS CURF(SP), X0 \
+	JMP    gomust
+
+// OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
+// WALKSTEPS: the first child hit is cur and the others are pushed in slot
+// order, without a branch, all eight references compressed by the table's
+// indices for the hit mask and stored at once; the two entries on top, the
+// next ones popped, are prefetched. A leaf with a triangle that hits sets
+// found and ends the walk (finished).
+#define OCCLUDESTEPS(toleaf, tonode, gomust, finished) \
+loop: \
+	NODE(gomust, pop) \
+	BSFQ    AX, CX /* the first child hit is cur */ \
+	MOVL    192(SI)(CX*4), R10 \
+	LEAQ    -1(AX), R8 \
+	ANDQ    AX, R8 /* the others, pushed in slot order */ \
+	POPCNTQ R8, R9 /* without a branch: all eight refs */ \
+	SHLQ    $5, R8 /* compressed by the table's indices */ \
+	ADDQ    112(DI), R8 /* for the mask, stored at once */ \
+	VMOVDQU (R8), Y1 \
+	VMOVDQU 192(SI), Y2 \
+	VPERMD  Y2, Y1, Y2 \
+	VMOVDQU Y2, 0(BX) \
+	LEAQ    (BX)(R9*4), BX \
+	/* Prefetch the two entries on top, the next ones popped (when */ \
+	/* fewer were pushed, entries already there or the stack's first). */ \
+	MOVQ    56(DI), DX \
+	LEAQ    -4(BX), R8 \
+	CMPQ    R8, DX \
+	CMOVQCS DX, R8 \
+	MOVL    0(R8), AX \
+	PREFETCH4(0(DI), 16(DI)) \
+	MOVQ    56(DI), DX \
+	LEAQ    -8(BX), R8 \
+	CMPQ    R8, DX \
+	CMOVQCS DX, R8 \
+	MOVL    0(R8), AX \
+	PREFETCH4(0(DI), 16(DI)) \
+next: \
+	TESTL R10, R10 \
+	JS    toleaf \
+	JMP   tonode \
+pop: \
+	CMPQ BX, 56(DI) \
+	JLS  finished \
+	SUBQ $4, BX \
+	MOVL 0(BX), R10 \
+	JMP  next \
+leaf: \
+	VXORPS X0, X0, X0 \
+	LEAFCANDS(leafout, leafdone) \
+	MOVB $1, 105(DI) /* a triangle hits */ \
+	JMP  finished \
+leafdone: \
+	LOADNODE \
+	JMP   pop \
+leafout: \
+	MOVL CURN(SP), R10 \
+	JMP  gomust
+
 // func walkAVX2(w *fusedWalk) (more bool)
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
@@ -344,180 +858,8 @@ TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, leaf)
 
-loop:
-	// cur (R10, X0) is an inner node that passed the tMax check.
-	NODE(out, pop)
+	WALKSTEPS(leaf, loop, out, empty)
 
-	// The children hit, as walkFiniteOn takes them (nodeWalk's
-	// PUSHHITS): one is cur; of two, the nearer is cur (the first on a
-	// tie) and the other is pushed; more are pushed as pushSorted pushes
-	// them and cur is popped off the top. The pushed entries left on the
-	// stack are prefetched. R12 ends one past the top entry.
-	MOVQ  BX, R12
-	BSFQ  AX, CX
-	LEAQ  -1(AX), R8
-	ANDQ  AX, R8
-	JNZ   several
-	MOVL    192(SI)(CX*4), R10
-	VMOVD   CX, X1
-	VPERMPS Y0, Y1, Y0       // near[CX] in lane 0
-	JMP   done
-
-several:
-	BSFQ  R8, R9
-	LEAQ  -1(R8), R11
-	TESTQ R8, R11
-	JNZ   three
-	// Two: the nearer is cur (the first on a tie), chosen without a
-	// branch, and the other is pushed and prefetched.
-	MOVL     192(SI)(CX*4), R10
-	MOVL     192(SI)(R9*4), R11
-	VMOVD    CX, X2
-	VMOVD    R9, X3
-	VPERMPS  Y0, Y3, Y1
-	VPERMPS  Y0, Y2, Y0
-	VUCOMISS X0, X1          // second < first: swap
-	MOVL     R10, AX
-	CMOVLCS  R11, R10
-	CMOVLCS  AX, R11
-	VMINSS   X0, X1, X2
-	VMAXSS   X1, X0, X1
-	VMOVAPS  X2, X0
-	MOVL     R11, 0(BX)
-	VMOVSS   X1, 4(BX)
-	ADDQ     $8, R12
-	MOVL     R11, AX
-	PREFETCH4(0(DI), 16(DI))
-	JMP      done
-
-three:
-	// Three or more, without a branch per child: each hit lane's place
-	// on the stack is its rank, the number of hit children that
-	// pushSorted puts below it (farther, or as near and in a later
-	// slot), from one broadcast compare per child; lanes not hit take the
-	// eighth place, above the hit ones (there are at most seven then),
-	// which the walk overwrites later. All eight entries are stored, the
-	// nearest one is popped as cur, and the two below it, next to be
-	// popped, are prefetched.
-	POPCNTQ   AX, R12        // the children hit
-	VMOVDQU   Y1, HITV(SP)   // the lanes hit
-	VMOVAPS   Y0, Y2         // the entry distances
-	VPXOR     Y3, Y3, Y3
-	RANK(0)
-	RANK(1)
-	RANK(2)
-	RANK(3)
-	RANK(4)
-	RANK(5)
-	RANK(6)
-	RANK(7)
-	VMOVDQU     HITV(SP), Y1
-	VMOVDQU     sevens<>(SB), Y0
-	VBLENDVPS   Y1, Y3, Y0, Y3 // lanes not hit: the eighth place, above the top
-	VMOVDQU     192(SI), Y1
-	VPUNPCKLDQ  Y2, Y1, Y4   // entries of lanes 0, 1, 4, 5
-	VPUNPCKHDQ  Y2, Y1, Y5   // entries of lanes 2, 3, 6, 7
-	PUTENTRY(X4, X3, 0, 0)
-	PUTENTRY(X4, X3, 1, 1)
-	PUTENTRY(X5, X3, 0, 2)
-	PUTENTRY(X5, X3, 1, 3)
-	VEXTRACTI128 $1, Y3, X3
-	VEXTRACTI128 $1, Y4, X4
-	VEXTRACTI128 $1, Y5, X5
-	PUTENTRY(X4, X3, 0, 0)
-	PUTENTRY(X4, X3, 1, 1)
-	PUTENTRY(X5, X3, 0, 2)
-	PUTENTRY(X5, X3, 1, 3)
-	LEAQ  (BX)(R12*8), BX
-	MOVL  -16(BX), AX
-	PREFETCH4(0(DI), 16(DI))
-	MOVL  -24(BX), AX
-	PREFETCH4(0(DI), 16(DI))
-	JMP   pop
-
-done:
-	MOVQ     R12, BX
-	VUCOMISS X0, X14         // cur.near <= tMax
-	JCS      pop
-	TESTL    R10, R10
-	JS       leaf
-	JMP      loop
-
-pop:
-	CMPQ     BX, 56(DI)
-	JLS      empty
-	SUBQ     $8, BX
-	MOVL     0(BX), R10
-	VMOVSS   4(BX), X0
-	VUCOMISS X0, X14
-	JCS      pop
-	TESTL    R10, R10
-	JS       leaf
-	JMP      loop
-
-leaf:
-	// cur is a leaf that passed the check: test its triangles.
-	LEAFCANDS(leafout, leafdone)
-
-	// Commit as the Go loop does: each candidate in slot order whose t
-	// is below the current tMax (the first one with w.first).
-	VMOVUPS  Y7, TB(SP)
-	VMOVUPS  Y10, EVB(SP)
-	VMOVUPS  Y11, EWB(SP)
-	VMOVUPS  Y6, DETB(SP)
-	VMOVSS   84(DI), X1
-	MOVQ     $-1, R8
-
-cand:
-	BSFQ     AX, CX
-	VMOVSS   TB(SP)(CX*4), X0
-	VUCOMISS X1, X0          // t < tMax
-	JCC      nextcand
-	VMOVAPS  X0, X1
-	MOVQ     CX, R8
-	CMPB     104(DI), $0
-	JNE      commit
-
-nextcand:
-	LEAQ  -1(AX), CX
-	ANDQ  CX, AX
-	JNZ   cand
-	TESTQ R8, R8
-	JS    leafdone
-
-commit:
-	// The hit of lane R8 (t in X1), as leafHits.hit gives it.
-	VMOVSS     DETB(SP)(R8*4), X2
-	MOVL       $0x3f800000, DX
-	VMOVD      DX, X3
-	VDIVSS     X2, X3, X3    // 1 / det
-	VMULSS     EVB(SP)(R8*4), X3, X4
-	VMULSS     EWB(SP)(R8*4), X3, X5
-	MOVQ       72(DI), DX
-	VMOVSS     X1, 0(DX)
-	VMOVSS     X4, 4(DX)
-	VMOVSS     X5, 8(DX)
-	LEAQ       (R13)(R8*1), AX
-	MOVL       AX, 12(DX)
-	VXORPS     X6, X6, X6
-	VUCOMISS   X6, X2        // det > 0: front
-	SETHI      16(DX)
-	MOVB       $1, 105(DI)
-	VMOVSS     X1, 84(DI)
-	VBROADCASTSS X1, Y0
-	VMOVUPS    Y0, TMAX(SP)
-	MOVQ       32(DI), DX
-	PREFETCHT0 (DX)(AX*4)
-	CMPB       104(DI), $0
-	JNE        over
-
-leafdone:
-	LOADNODE
-	JMP pop
-
-leafout:
-	MOVL   CURN(SP), R10
-	VMOVSS CURF(SP), X0
 
 out:
 	MOVL   R10, 88(DI)
@@ -544,58 +886,8 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	SETUP
 	ENTRY(4, out, leaf)
 
-loop:
-	NODE(out, pop)
-	BSFQ    AX, CX           // the first child hit is cur
-	MOVL    192(SI)(CX*4), R10
-	LEAQ    -1(AX), R8
-	ANDQ    AX, R8           // the others, pushed in slot order
-	POPCNTQ R8, R9           // without a branch: all eight refs
-	SHLQ    $5, R8           // compressed by the table's indices
-	ADDQ    112(DI), R8      // for the mask, stored at once
-	VMOVDQU (R8), Y1
-	VMOVDQU 192(SI), Y2
-	VPERMD  Y2, Y1, Y2
-	VMOVDQU Y2, 0(BX)
-	LEAQ    (BX)(R9*4), BX
-	// Prefetch the two entries on top, the next ones popped (when
-	// fewer were pushed, entries already there or the stack's first).
-	MOVQ    56(DI), DX
-	LEAQ    -4(BX), R8
-	CMPQ    R8, DX
-	CMOVQCS DX, R8
-	MOVL    0(R8), AX
-	PREFETCH4(0(DI), 16(DI))
-	MOVQ    56(DI), DX
-	LEAQ    -8(BX), R8
-	CMPQ    R8, DX
-	CMOVQCS DX, R8
-	MOVL    0(R8), AX
-	PREFETCH4(0(DI), 16(DI))
+	OCCLUDESTEPS(leaf, loop, out, empty)
 
-next:
-	TESTL R10, R10
-	JS    leaf
-	JMP   loop
-
-pop:
-	CMPQ BX, 56(DI)
-	JLS  empty
-	SUBQ $4, BX
-	MOVL 0(BX), R10
-	JMP  next
-
-leaf:
-	VXORPS X0, X0, X0
-	LEAFCANDS(leafout, leafdone)
-	JMP hit                  // a triangle hits
-
-leafdone:
-	LOADNODE
-	JMP   pop
-
-leafout:
-	MOVL CURN(SP), R10
 
 out:
 	MOVL R10, 88(DI)
@@ -606,35 +898,20 @@ out:
 	MOVB $1, more+8(FP)
 	RET
 
-hit:
-	MOVB $1, 105(DI)
-
 empty:
 	MOVQ $0, 96(DI)
 	VZEROUPPER
 	MOVB $0, more+8(FP)
 	RET
 
-// The frame of rayAVX2, above the argument and result of the walk it
-// calls: the walk's state (a fusedWalk), the ray's slab test (a slabRay:
-// rayAVX2 writes the first float of each broadcast, all that walkAVX2 and
-// occludeAVX2 read, and the row offsets), its triangle test (the fields
-// of a watertightRay that the walks read: kx, ky, kz and ox to sz) and
-// the walk's stack: 64 stackEntry or 128 uint32 entries.
-#define RFW 16
-#define RSLAB 144
-#define RWT 304
-#define RSTK 416
+// The frame of rayAVX2: walkAVX2's argument and result, and one lane.
+#define RLANE 16
 
 // func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) (status int)
 //
-// It sets up in registers what rayBox.setup, slabRay.init and
-// watertightRay.setup compute for the ray's origin and direction in
-// object space, with the same operations, and runs
-// walkAVX2 (modes 0 and 1, first = mode 1) or occludeAVX2 (mode 2) from
-// the root on its own stack. The root's box is not tested first: the
-// children's boxes lie inside it, so a ray that misses it misses them.
-TEXT ·rayAVX2(SB), $928-88
+// It sets a lane up for the ray (RAYSETUP) and runs walkAVX2 (modes 0
+// and 1, first = mode 1) or occludeAVX2 (mode 2) on it from the root.
+TEXT ·rayAVX2(SB), $1040-88
 	NO_LOCAL_POINTERS
 	// The ray, one float at a time: callers have just stored it so, and
 	// wider loads could not be forwarded from those stores.
@@ -648,149 +925,30 @@ TEXT ·rayAVX2(SB), $928-88
 	VINSERTPS $0x10, 4(AX), X1, X1
 	VINSERTPS $0x20, 8(AX), X1, X1
 	VINSERTPS $0x30, tMax+60(FP), X1, X1 // direction, tMax
-	VMOVAPS   X0, X2         // origin
-	MOVL    $0x3f800000, CX
-	VMOVD   CX, X3
-	VBROADCASTSS X3, X3      // ones
-	VDIVPS  X1, X3, X4       // inv = 1 / direction
-
-	// rayBox.finite: every inverse component finite (the origin is,
-	// and a finite direction's inverse is never zero); else Go walks.
-	MOVL    $0x7fffffff, CX
-	VMOVD   CX, X5
-	VBROADCASTSS X5, X5      // |x| mask
-	VANDPS  X5, X4, X6
-	MOVL    $0x7f7fffff, CX  // math.MaxFloat32
-	VMOVD   CX, X7
-	VBROADCASTSS X7, X7
-	VCMPPS  $2, X7, X6, X6   // |inv| <= MaxFloat32
-	VMOVMSKPS X6, CX
-	ANDL    $7, CX
-	CMPL    CX, $7
-	JNE     gomust
-
-	// slabRay: the broadcasts' first floats, robustScale, and the byte
-	// offsets of each axis' near and far rows from inv's signs.
-	VMOVSS     X2, RSLAB+0(SP)
-	VEXTRACTPS $1, X2, RSLAB+16(SP)
-	VEXTRACTPS $2, X2, RSLAB+32(SP)
-	VMOVSS     X4, RSLAB+48(SP)
-	VEXTRACTPS $1, X4, RSLAB+64(SP)
-	VEXTRACTPS $2, X4, RSLAB+80(SP)
-	MOVL       $0x3f800003, RSLAB+96(SP) // robustScale (TestRayAVX2Constants)
-	VMOVMSKPS  X4, DX
-	MOVL       DX, AX
-	ANDL       $1, AX
-	SHLL       $5, AX
-	MOVQ       AX, RSLAB+112(SP)
-	MOVL       $32, CX
-	SUBL       AX, CX
-	MOVQ       CX, RSLAB+120(SP)
-	MOVL       DX, AX
-	SHRL       $1, AX
-	ANDL       $1, AX
-	SHLL       $5, AX
-	LEAQ       64(AX), CX
-	MOVQ       CX, RSLAB+128(SP)
-	MOVL       $96, CX
-	SUBL       AX, CX
-	MOVQ       CX, RSLAB+136(SP)
-	MOVL       DX, AX
-	SHRL       $2, AX
-	ANDL       $1, AX
-	SHLL       $5, AX
-	LEAQ       128(AX), CX
-	MOVQ       CX, RSLAB+144(SP)
-	MOVL       $160, CX
-	SUBL       AX, CX
-	MOVQ       CX, RSLAB+152(SP)
-
-	// watertightRay: kz the axis of the largest |d| (the first of equal
-	// ones), kx and ky from shearAxes by the sign of d[kz], the origin's
-	// components in that order and the shear sx, sy, sz.
-	VANDPS    X5, X1, X6     // |d|
-	VPERMILPS $0x55, X6, X7  // ay
-	VPERMILPS $0xaa, X6, X8  // az
-	XORL      R8, R8
-	VUCOMISS  X6, X7
-	SETHI     R8B            // k1 = ay > ax
-	VMAXSS    X6, X7, X9
-	XORL      R9, R9
-	VUCOMISS  X9, X8
-	SETHI     R9B            // k2 = az > max(ax, ay)
-	MOVL      $2, R10
-	TESTL     R9, R9
-	CMOVLEQ   R8, R10        // kz = k2 ? 2 : k1
-	VMOVMSKPS X1, AX
-	MOVL      R10, CX
-	SHRL      CX, AX
-	ANDL      $1, AX         // d[kz] < 0 (d[kz] is not zero)
-	LEAQ      (AX)(R10*2), AX
-	LEAQ      shearTab<>(SB), CX
-	MOVL      0(CX)(AX*8), R8 // kx
-	MOVL      4(CX)(AX*8), R9 // ky
-	MOVQ      R8, RWT+16(SP)
-	MOVQ      R9, RWT+24(SP)
-	MOVQ      R10, RWT+32(SP)
-	VMOVD     R8, X9
-	VPINSRD   $1, R9, X9, X9
-	VPINSRD   $2, R10, X9, X9
-	VPINSRD   $3, R10, X9, X9
-	VPERMILPS X9, X2, X10    // ox, oy, oz
-	VPERMILPS X9, X1, X11    // d[kx], d[ky], d[kz], d[kz]
-	VBLENDPS  $0xc, X3, X11, X12 // d[kx], d[ky], 1, 1
-	VPERMILPS $0xaa, X11, X13
-	VDIVPS    X13, X12, X12  // sx, sy, sz
-	VMOVUPS   X10, RWT+64(SP)
-	VMOVUPS   X12, RWT+76(SP)
-
-	// The walk from the root: cur = (0, tMin), an empty stack.
-	MOVQ    wide+0(FP), AX
-	MOVQ    AX, RFW+0(SP)
-	MOVQ    nwide+8(FP), AX
-	MOVQ    AX, RFW+8(SP)
-	MOVQ    rows+16(FP), AX
-	MOVQ    AX, RFW+16(SP)
-	MOVQ    nrows+24(FP), AX
-	MOVQ    AX, RFW+24(SP)
-	MOVQ    prims+32(FP), AX
-	MOVQ    AX, RFW+32(SP)
-	LEAQ    RSLAB(SP), AX
-	MOVQ    AX, RFW+40(SP)
-	LEAQ    RWT(SP), AX
-	MOVQ    AX, RFW+48(SP)
-	LEAQ    RSTK(SP), AX
-	MOVQ    AX, RFW+56(SP)
-	MOVQ    h+72(FP), AX
-	MOVQ    AX, RFW+72(SP)
-	VEXTRACTPS $3, X0, RFW+80(SP) // tMin
-	VEXTRACTPS $3, X1, RFW+84(SP) // tMax
-	MOVL    $0, RFW+88(SP)
-	VEXTRACTPS $3, X0, RFW+92(SP)
-	MOVQ    $0, RFW+96(SP)
-	MOVW    $0, RFW+104(SP)  // first, found
-	LEAQ    ·compressSlots(SB), AX
-	MOVQ    AX, RFW+112(SP)
-	LEAQ    RFW(SP), AX
-	MOVQ    AX, 0(SP)
-	MOVQ    mode+64(FP), CX
-	CMPQ    CX, $2
-	JEQ     occlude
-	MOVB    CX, RFW+104(SP)  // first
-	MOVQ    $56, RFW+64(SP)  // limit: 64 entries, less a node's pushes
-	CALL    ·walkAVX2(SB)
-	JMP     walked
+	LEAQ      RLANE(SP), DI
+	RAYSETUP(gomust)
+	LEAQ      wide+0(FP), SI
+	MOVQ      h+72(FP), AX
+	MOVQ      AX, 72(DI)
+	MOVQ      DI, 0(SP)
+	MOVQ      mode+64(FP), CX
+	CMPQ      CX, $2
+	JEQ       occlude
+	LANECONSTS(56)           // 64 entries, less a node's pushes
+	MOVB      CX, 104(DI)    // first
+	CALL      ·walkAVX2(SB)
+	JMP       walked
 
 occlude:
-	MOVQ    $120, RFW+64(SP) // 128 entries, less a node's pushes
-	CALL    ·occludeAVX2(SB)
+	LANECONSTS(120)          // 128 entries, less a node's pushes
+	CALL      ·occludeAVX2(SB)
 
 walked:
 	// The walks end with VZEROUPPER. One that stopped where Go must go
 	// on (an edge case, a deep stack) is started over by Go.
 	CMPB    8(SP), $0
 	JNE     gomust2
-	MOVBQZX RFW+105(SP), AX
+	MOVBQZX RLANE+105(SP), AX
 	MOVQ    AX, status+80(FP)
 	RET
 
@@ -800,6 +958,77 @@ gomust:
 gomust2:
 	MOVQ $2, status+80(FP)
 	RET
+
+// func batchWalkAVX2(q *batchQuery)
+//
+// It walks q's rays as walkAVX2 walks one, eight at a time, each in a
+// lane of its own, one node or leaf of each in turn: a lane that has
+// found its next node or leaf prefetches it and yields to the next, so
+// that the eight walks' cache misses overlap. Each walk takes the steps it
+// would take alone, so every answer is walkAVX2's. It writes each ray's
+// result to q.status (rayMiss, rayHit, or rayGoMust for a ray Go must
+// trace) and the hit of each rayHit to q.hits.
+TEXT ·batchWalkAVX2(SB), $8704-8
+	NO_LOCAL_POINTERS
+	BATCHINIT(56)
+
+resume:
+	CMPQ   LRAY(DI), $0
+	JLT    lanedone
+	LANEFRAME
+	ENTRY(8, lanego, leaf)
+	WALKSTEPS(yield, yield, lanego, lanedone)
+
+yield:
+	// Save cur's node and the stack height (cur's near distance has
+	// passed its check: no step reads it again), prefetch cur and let
+	// the next lane step.
+	MOVL   R10, 88(DI)
+	MOVQ   BX, AX
+	SUBQ   56(DI), AX
+	SHRQ   $3, AX
+	MOVQ   AX, 96(DI)
+	MOVL   R10, AX
+	PREFETCH4(0(DI), 16(DI))
+	JMP    nextlane
+
+	BATCHLANES(resume)
+
+// func batchOccludeAVX2(q *batchQuery)
+//
+// batchWalkAVX2 for occludeAVX2's walks: status rayHit for a ray that a
+// triangle occludes.
+TEXT ·batchOccludeAVX2(SB), $8704-8
+	NO_LOCAL_POINTERS
+	BATCHINIT(120)
+
+resume:
+	CMPQ   LRAY(DI), $0
+	JLT    lanedone
+	LANEFRAME
+	ENTRY(4, lanego, leaf)
+	OCCLUDESTEPS(yield, yield, lanego, lanedone)
+
+yield:
+	// Save cur and the stack height, prefetch cur, next lane.
+	MOVL   R10, 88(DI)
+	MOVQ   BX, AX
+	SUBQ   56(DI), AX
+	SHRQ   $2, AX
+	MOVQ   AX, 96(DI)
+	MOVL   R10, AX
+	PREFETCH4(0(DI), 16(DI))
+	JMP    nextlane
+
+	BATCHLANES(resume)
+
+// plusZero is added to a ray's origin and tMin: +0 to the origin, as
+// identityPoint adds it, and -0 to tMin, which leaves it as it is.
+DATA plusZero<>+0(SB)/4, $0
+DATA plusZero<>+4(SB)/4, $0
+DATA plusZero<>+8(SB)/4, $0
+DATA plusZero<>+12(SB)/4, $0x80000000
+GLOBL plusZero<>(SB), RODATA|NOPTR, $16
 
 // shearTab is shearAxes as pairs of 4-byte kx, ky, indexed by 2*kz + (d[kz] < 0).
 DATA shearTab<>+0(SB)/4, $1

@@ -40,6 +40,19 @@ func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, pri
 	panic("accel: no AVX2 walk on this architecture")
 }
 
+type batchQuery struct {
+	wide, rows, prims unsafe.Pointer
+	nwide, nrows      int
+	rays              *Ray
+	n, next           int
+	status            *uint8
+	hits              *fastHit
+	first             bool
+}
+
+func batchWalkAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }
+func batchOccludeAVX2(q *batchQuery) { panic("accel: no AVX2 walk on this architecture") }
+
 func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) uint {
 	panic("accel: no AVX2 slab test on this architecture")
 }

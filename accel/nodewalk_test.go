@@ -643,3 +643,69 @@ func TestRayAVX2Constants(t *testing.T) {
 		t.Errorf("robustScale is %#x as a float32; rayAVX2 stores 0x3f800003", got)
 	}
 }
+
+// TestBatchAVX2MatchesRayAVX2 runs whole batches through batchWalkAVX2
+// and batchOccludeAVX2 and checks each ray's result against rayAVX2 on the
+// same ray alone: the same status (miss, hit, or left to Go) and, for a
+// hit, the same hit bit for bit. Rays that are not rayUsable or have
+// TMin > TMax must be left to Go. Batch sizes below, at and above the
+// eight lanes check the lanes' refilling and draining.
+func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("the assembly batch walks run in the scalar amd64 build on AVX2 processors only")
+	}
+	rng := rand.New(rand.NewPCG(53, 54))
+	f := math.Float32bits
+	nz := float32(math.Copysign(0, -1))
+	for name, sc := range nodeWalkScenes(t) {
+		b := sc.b
+		rays := nodeWalkRays(rng, sc.pos, 3000)
+		for i := range rays {
+			switch i % 13 {
+			case 1:
+				rays[i].TMin, rays[i].TMax = 2, 1
+			case 2:
+				rays[i].Origin.X = float32(math.NaN())
+			case 3:
+				rays[i].Direction = vec.Vec3{}
+			case 4:
+				rays[i].TMax = float32(math.NaN())
+			case 5:
+				rays[i].Origin.Z = nz
+			}
+		}
+		for _, n := range []int{0, 1, 7, 8, 9, len(rays)} {
+			for mode := rayClosest; mode <= rayOcclude; mode++ {
+				var res batchResults
+				q := res.query(b, rays[:n], mode == rayFirst)
+				if mode == rayOcclude {
+					batchOccludeAVX2(&q)
+				} else {
+					batchWalkAVX2(&q)
+				}
+				var count [3]int
+				for i, r := range rays[:n] {
+					want := rayGoMust
+					var h fastHit
+					if r.TMin <= r.TMax && rayUsable(&r) {
+						org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+						want = b.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, &h)
+					}
+					got := int(res.status[i])
+					count[got]++
+					if got != want {
+						t.Fatalf("%s n %d mode %d ray %d %+v: batch status %d, alone %d", name, n, mode, i, r, got, want)
+					}
+					g := res.hits[i]
+					if got == rayHit && mode != rayOcclude &&
+						(f(g.t) != f(h.t) || f(g.u) != f(h.u) || f(g.v) != f(h.v) || g.slot != h.slot || g.front != h.front) {
+						t.Fatalf("%s n %d mode %d ray %d %+v: batch hit %+v, alone %+v", name, n, mode, i, r, g, h)
+					}
+				}
+				if n == len(rays) && (count[rayMiss] < 300 || count[rayHit] < 300 || count[rayGoMust] < 300) {
+					t.Errorf("%s mode %d: %v [miss hit go]: too few of one to compare", name, mode, count)
+				}
+			}
+		}
+	}
+}
