@@ -249,6 +249,7 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 type batchResults struct {
 	status []uint8
 	hits   []fastHit
+	rays   []Ray // rays placed in an instance's object space
 }
 
 var batchResultsPool = sync.Pool{New: func() any { return new(batchResults) }}
@@ -307,6 +308,78 @@ func (b *BLAS) occludedBatchAVX2(rays []Ray, flags RayFlags, occluded []bool) {
 			occluded[i] = true
 		default:
 			occluded[i] = b.Occluded(rays[i], flags)
+		}
+	}
+}
+
+// soleInstance returns t's instance when t has exactly one, active under
+// mask, over a triangle BLAS whose batches interleave in assembly: t's
+// batches then run as that BLAS's on the rays in its object space, which
+// gives TLAS.Intersect's answers (the instance's world box only culls rays
+// that its BLAS's walk misses anyway). Else it returns nil.
+func (t *TLAS) soleInstance(flags RayFlags, mask uint8) *instance {
+	if flags&fastUnsupported != 0 || t == nil || len(t.instances) != 1 {
+		return nil
+	}
+	in := &t.instances[0]
+	if !in.active() || in.mask&mask == 0 || in.blas.typ != GeometryTriangles || !in.blas.queriesInAsm() || !in.blas.interleaves() {
+		return nil
+	}
+	return in
+}
+
+// placed returns rays in the object space of in, in res's buffer.
+func (res *batchResults) placed(rays []Ray, in *instance) []Ray {
+	if cap(res.rays) < len(rays) {
+		res.rays = make([]Ray, len(rays))
+	}
+	obj := res.rays[:len(rays)]
+	m := &in.worldToObject
+	for i := range rays {
+		r := &rays[i]
+		obj[i] = Ray{Origin: m.TransformPoint(r.Origin), TMin: r.TMin, Direction: m.TransformVector(r.Direction), TMax: r.TMax}
+	}
+	return obj
+}
+
+// intersectBatchSole is IntersectBatch for t's sole instance in (see
+// soleInstance), with Intersect for the rays the assembly leaves to Go.
+func (t *TLAS) intersectBatchSole(in *instance, rays []Ray, flags RayFlags, mask uint32, hits []Hit, found []bool) {
+	res := batchResultsPool.Get().(*batchResults)
+	defer batchResultsPool.Put(res)
+	obj := res.placed(rays, in)
+	q := res.query(in.blas, obj, flags&RayFlagAcceptFirstHitAndEndSearch != 0)
+	q.placed = true
+	batchWalkAVX2(&q)
+	for i, s := range res.status {
+		switch s {
+		case rayMiss:
+			hits[i], found[i] = Hit{}, false
+		case rayHit:
+			setHit(&hits[i], in, 0, &obj[i].Origin, &obj[i].Direction, &res.hits[i], flags)
+			found[i] = true
+		default:
+			hits[i], found[i] = t.Intersect(rays[i], flags, mask)
+		}
+	}
+}
+
+// occludedBatchSole is OccludedBatch for t's sole instance in, as
+// intersectBatchSole.
+func (t *TLAS) occludedBatchSole(in *instance, rays []Ray, flags RayFlags, mask uint32, occluded []bool) {
+	res := batchResultsPool.Get().(*batchResults)
+	defer batchResultsPool.Put(res)
+	q := res.query(in.blas, res.placed(rays, in), false)
+	q.placed = true
+	batchOccludeAVX2(&q)
+	for i, s := range res.status {
+		switch s {
+		case rayMiss:
+			occluded[i] = false
+		case rayHit:
+			occluded[i] = true
+		default:
+			occluded[i] = t.Occluded(rays[i], flags, mask)
 		}
 	}
 }
@@ -539,6 +612,10 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 	if len(hits) < len(rays) || len(found) < len(rays) {
 		return inputErr("IntersectBatch", "hits, found", "%d rays need as many hit and found slots (have %d and %d)", len(rays), len(hits), len(found))
 	}
+	if in := t.soleInstance(flags, uint8(mask)); in != nil {
+		t.intersectBatchSole(in, rays, flags|RayFlagSkipProceduralPrimitives, mask, hits, found)
+		return nil
+	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) || coherent(rays) {
 		for i := range rays {
 			hits[i], found[i] = t.Intersect(rays[i], flags, mask)
@@ -570,6 +647,10 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 func (t *TLAS) OccludedBatch(rays []Ray, flags RayFlags, mask uint32, occluded []bool) error {
 	if len(occluded) < len(rays) {
 		return inputErr("OccludedBatch", "occluded", "%d rays need as many results (have %d)", len(rays), len(occluded))
+	}
+	if in := t.soleInstance(flags, uint8(mask)); in != nil {
+		t.occludedBatchSole(in, rays, flags, mask, occluded)
+		return nil
 	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) || coherent(rays) {
 		for i := range rays {

@@ -257,3 +257,74 @@ func TestTLASBatchMatchesSingleRays(t *testing.T) {
 		t.Fatalf("only %d hits: test too weak", hitCount)
 	}
 }
+
+// A TLAS with one instance batches as its BLAS, on the rays placed in the
+// instance's object space (soleInstance): the answers must still be
+// TLAS.Intersect's and Occluded's, hit for hit, with the instance's
+// transform (a rotation, a mirror, a translation), its flags and masks,
+// and rays that the assembly leaves to Go.
+func TestTLASBatchSoleInstanceMatchesSingleRays(t *testing.T) {
+	defer func(v int) { batchMinBytes = v }(batchMinBytes)
+	batchMinBytes = 0
+	rng := rand.New(rand.NewPCG(45, 46))
+	pos, idx := randomSoup(rng, 3000, 0.25)
+	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := float32(math.Inf(1))
+	rays := make([]Ray, 2000)
+	for i := range rays {
+		rays[i] = Ray{Origin: randVec(rng, 3), Direction: randVec(rng, 1), TMax: inf}
+		switch i % 9 {
+		case 1:
+			rays[i].TMax = float32(rng.Float64() * 3)
+		case 2:
+			rays[i].Direction = vec.V3(0, 0, rays[i].Direction.Z)
+		case 3:
+			rays[i].TMin, rays[i].TMax = 2, 1
+		case 4:
+			rays[i].Origin.X = float32(math.NaN())
+		}
+	}
+	xf := randomRotation(rng).Mul(vec.Scale3x4(vec.V3(-1, 1, 1)))
+	xf[0][3], xf[1][3], xf[2][3] = 0.5, -0.25, 0.125
+	for _, flags := range []InstanceFlags{0, InstanceTriangleFrontCounterClockwise | InstanceForceOpaque} {
+		tl, err := BuildTLAS([]Instance{{Transform: xf, InstanceMask: 0x0f, Flags: flags, BLAS: b}}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mask := range []uint32{0xff, 0x01, 0xf0} {
+			for _, rf := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {
+				if sole := tl.soleInstance(rf, uint8(mask)) != nil; sole != (haveAVX2 && !useSIMD && mask != 0xf0) {
+					t.Fatalf("mask %#x: soleInstance %v", mask, sole)
+				}
+				hits := make([]Hit, len(rays))
+				found := make([]bool, len(rays))
+				occ := make([]bool, len(rays))
+				if err := tl.IntersectBatch(rays, rf, mask, hits, found); err != nil {
+					t.Fatal(err)
+				}
+				if err := tl.OccludedBatch(rays, rf, mask, occ); err != nil {
+					t.Fatal(err)
+				}
+				n := 0
+				for i, r := range rays {
+					h, ok := tl.Intersect(r, rf, mask)
+					if ok != found[i] || h != hits[i] || bits3(h.ObjectRayOrigin) != bits3(hits[i].ObjectRayOrigin) {
+						t.Fatalf("flags %v mask %#x ray flags %v ray %d %+v: batch %v %+v, alone %v %+v", flags, mask, rf, i, r, found[i], hits[i], ok, h)
+					}
+					if o := tl.Occluded(r, rf, mask); o != occ[i] {
+						t.Fatalf("flags %v mask %#x ray %d: batch occluded %v, alone %v", flags, mask, i, occ[i], o)
+					}
+					if ok {
+						n++
+					}
+				}
+				if mask != 0xf0 && n < 200 {
+					t.Fatalf("mask %#x: only %d hits", mask, n)
+				}
+			}
+		}
+	}
+}

@@ -139,6 +139,9 @@ type batchQuery struct {
 	status *uint8   // n results: rayMiss, rayHit or rayGoMust
 	hits   *fastHit // n hits, set for each rayHit
 	first  bool     // batchWalkAVX2: stop at the first hit committed
+	// placed: the rays are in the BLAS's object space already (an
+	// instance's); else they are placed as BLAS.Intersect places them.
+	placed bool
 }
 
 var (
@@ -146,12 +149,14 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.status)-64]
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.hits)-72]
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.first)-80]
+	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.placed)-81]
 	_ = [1]struct{}{}[unsafe.Sizeof(fastHit{})-20]
 	_ = [1]struct{}{}[unsafe.Sizeof(Ray{})-32]
 )
 
 // batchWalkAVX2 runs walkAVX2's walk (rayAVX2's modes 0 and 1) for each
-// of q's rays, placed as BLAS.Intersect places them (the origin plus +0),
+// of q's rays, placed as BLAS.Intersect places them (the origin plus +0)
+// unless q.placed,
 // eight walks at a time, one node or leaf of each in turn: a walk yields
 // to the next once it has prefetched its next node or leaf, so that the
 // walks' cache misses overlap (the Go batch walks' interleaving, without

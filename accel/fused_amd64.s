@@ -521,8 +521,9 @@ lanes: \
 // BATCHLANES is the batch walks' lane handling, after their steps: at
 // lanedone a lane's walk is over (its answer: found), at lanego Go must
 // walk its ray (rayGoMust); either way the lane takes the next ray of
-// the batch (RAYSETUP, after the checks of rayUsable and TMin <= TMax;
-// rays that fail them are left to Go) and goes on at resume, or, with
+// the batch (placed as BLAS.Intersect places it, unless q.placed;
+// RAYSETUP, after the checks of rayUsable and TMin <= TMax; rays that
+// fail them are left to Go) and goes on at resume, or, with
 // none left, drops out. nextlane moves to the next lane with a ray, in
 // turn; the call returns when no lane has one.
 #define BATCHLANES(resume) \
@@ -554,7 +555,10 @@ take: \
 	ADDQ    40(SI), AX       /* &rays[i] */ \
 	VMOVUPS 0(AX), X0 \
 	VMOVUPS 16(AX), X1 \
+	CMPB    81(SI), $0 \
+	JNE     placed           /* rays already in object space */ \
 	VADDPS  plusZero<>(SB), X0, X0 /* identityPoint; tMin + -0 is tMin */ \
+placed: \
 	MOVL    $0x7fffffff, CX \
 	VMOVD   CX, X5 \
 	VBROADCASTSS X5, X5 \

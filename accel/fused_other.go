@@ -47,7 +47,7 @@ type batchQuery struct {
 	n, next           int
 	status            *uint8
 	hits              *fastHit
-	first             bool
+	first, placed     bool
 }
 
 func batchWalkAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }
