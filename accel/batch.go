@@ -278,19 +278,10 @@ func (b *BLAS) intersectBatchAVX2(rays []Ray, flags RayFlags, first bool, hits [
 	defer batchResultsPool.Put(res)
 	q := res.query(b, rays, first)
 	batchWalkAVX2(&q)
-	for i, s := range res.status {
-		switch s {
-		case rayMiss:
-			hits[i], found[i] = Hit{}, false
-		case rayHit:
-			r := &rays[i]
-			org, dir := identityPoint(r.Origin), identityVector(r.Direction)
-			setHit(&hits[i], &b.self, 0, &org, &dir, &res.hits[i], flags)
-			found[i] = true
-		default:
-			hits[i], found[i] = b.Intersect(rays[i], flags)
-		}
-	}
+	res.intersected(hits, found, func(i int) {
+		org, dir := identityPoint(rays[i].Origin), identityVector(rays[i].Direction)
+		setHit(&hits[i], &b.self, 0, &org, &dir, &res.hits[i], flags)
+	}, func(i int) { hits[i], found[i] = b.Intersect(rays[i], flags) })
 }
 
 // occludedBatchAVX2 is OccludedBatch through batchOccludeAVX2, as
@@ -300,6 +291,12 @@ func (b *BLAS) occludedBatchAVX2(rays []Ray, flags RayFlags, occluded []bool) {
 	defer batchResultsPool.Put(res)
 	q := res.query(b, rays, false)
 	batchOccludeAVX2(&q)
+	res.occluded(occluded, func(i int) bool { return b.Occluded(rays[i], flags) })
+}
+
+// occluded writes the answers of an occlusion batch to occluded, with
+// alone(i) for the rays the assembly left to Go.
+func (res *batchResults) occluded(occluded []bool, alone func(i int) bool) {
 	for i, s := range res.status {
 		switch s {
 		case rayMiss:
@@ -307,7 +304,24 @@ func (b *BLAS) occludedBatchAVX2(rays []Ray, flags RayFlags, occluded []bool) {
 		case rayHit:
 			occluded[i] = true
 		default:
-			occluded[i] = b.Occluded(rays[i], flags)
+			occluded[i] = alone(i)
+		}
+	}
+}
+
+// intersected writes the answers of a closest-hit batch to hits and
+// found: hit(i) builds ray i's hit from res.hits[i], alone(i) traces a ray
+// the assembly left to Go.
+func (res *batchResults) intersected(hits []Hit, found []bool, hit func(i int), alone func(i int)) {
+	for i, s := range res.status {
+		switch s {
+		case rayMiss:
+			hits[i], found[i] = Hit{}, false
+		case rayHit:
+			hit(i)
+			found[i] = true
+		default:
+			alone(i)
 		}
 	}
 }
@@ -351,17 +365,9 @@ func (t *TLAS) intersectBatchSole(in *instance, rays []Ray, flags RayFlags, mask
 	q := res.query(in.blas, obj, flags&RayFlagAcceptFirstHitAndEndSearch != 0)
 	q.placed = true
 	batchWalkAVX2(&q)
-	for i, s := range res.status {
-		switch s {
-		case rayMiss:
-			hits[i], found[i] = Hit{}, false
-		case rayHit:
-			setHit(&hits[i], in, 0, &obj[i].Origin, &obj[i].Direction, &res.hits[i], flags)
-			found[i] = true
-		default:
-			hits[i], found[i] = t.Intersect(rays[i], flags, mask)
-		}
-	}
+	res.intersected(hits, found, func(i int) {
+		setHit(&hits[i], in, 0, &obj[i].Origin, &obj[i].Direction, &res.hits[i], flags)
+	}, func(i int) { hits[i], found[i] = t.Intersect(rays[i], flags, mask) })
 }
 
 // occludedBatchSole is OccludedBatch for t's sole instance in, as
@@ -372,16 +378,7 @@ func (t *TLAS) occludedBatchSole(in *instance, rays []Ray, flags RayFlags, mask 
 	q := res.query(in.blas, res.placed(rays, in), false)
 	q.placed = true
 	batchOccludeAVX2(&q)
-	for i, s := range res.status {
-		switch s {
-		case rayMiss:
-			occluded[i] = false
-		case rayHit:
-			occluded[i] = true
-		default:
-			occluded[i] = t.Occluded(rays[i], flags, mask)
-		}
-	}
+	res.occluded(occluded, func(i int) bool { return t.Occluded(rays[i], flags, mask) })
 }
 
 // batchMode selects the walk of a batch.

@@ -347,6 +347,21 @@ nowt: \
 #define LRAY 896
 #define LANESHIFT 10
 
+// ROWS sets the byte offsets of an axis' near and far rows in a
+// wideNode for the sign bit at bit of DX (the inverse direction's signs):
+// the rows at base and base+32, swapped when the sign is negative, stored
+// at off(DI) and off+8(DI). It clobbers AX and CX.
+#define ROWS(bit, base, off) \
+	MOVL DX, AX \
+	SHRL $bit, AX \
+	ANDL $1, AX \
+	SHLL $5, AX \
+	LEAQ base(AX), CX \
+	MOVQ CX, off(DI) \
+	MOVL $(base+32), CX \
+	SUBL AX, CX \
+	MOVQ CX, off+8(DI)
+
 // RAYSETUP sets the lane at DI up for the ray with origin and tMin in X0,
 // direction and tMax in X1: what rayBox.setup, slabRay.init and
 // watertightRay.setup compute, with the same operations, and a walk from
@@ -385,31 +400,9 @@ nowt: \
 	VEXTRACTPS   $2, X4, LSLAB+80(DI) \
 	MOVL         $0x3f800003, LSLAB+96(DI) /* robustScale (TestRayAVX2Constants) */ \
 	VMOVMSKPS    X4, DX \
-	MOVL         DX, AX \
-	ANDL         $1, AX \
-	SHLL         $5, AX \
-	MOVQ         AX, LSLAB+112(DI) \
-	MOVL         $32, CX \
-	SUBL         AX, CX \
-	MOVQ         CX, LSLAB+120(DI) \
-	MOVL         DX, AX \
-	SHRL         $1, AX \
-	ANDL         $1, AX \
-	SHLL         $5, AX \
-	LEAQ         64(AX), CX \
-	MOVQ         CX, LSLAB+128(DI) \
-	MOVL         $96, CX \
-	SUBL         AX, CX \
-	MOVQ         CX, LSLAB+136(DI) \
-	MOVL         DX, AX \
-	SHRL         $2, AX \
-	ANDL         $1, AX \
-	SHLL         $5, AX \
-	LEAQ         128(AX), CX \
-	MOVQ         CX, LSLAB+144(DI) \
-	MOVL         $160, CX \
-	SUBL         AX, CX \
-	MOVQ         CX, LSLAB+152(DI) \
+	ROWS(0, 0, LSLAB+112) \
+	ROWS(1, 64, LSLAB+128) \
+	ROWS(2, 128, LSLAB+144) \
 	/* watertightRay: kz the axis of the largest |d| (the first of */ \
 	/* equal ones), kx and ky from shearAxes by the sign of d[kz], the */ \
 	/* origin's components in that order and the shear sx, sy, sz. */ \
@@ -518,15 +511,37 @@ lanes: \
 	LEAQ    BLANES(SP), DI \
 	JMP     lanedone
 
-// BATCHLANES is the batch walks' lane handling, after their steps: at
-// lanedone a lane's walk is over (its answer: found), at lanego Go must
-// walk its ray (rayGoMust); either way the lane takes the next ray of
-// the batch (placed as BLAS.Intersect places it, unless q.placed;
-// RAYSETUP, after the checks of rayUsable and TMin <= TMax; rays that
-// fail them are left to Go) and goes on at resume, or, with
-// none left, drops out. nextlane moves to the next lane with a ray, in
-// turn; the call returns when no lane has one.
-#define BATCHLANES(resume) \
+// RESUME is where a lane steps: a lane without a ray takes one
+// (lanedone), else its walk goes on from cur (stack entries of size
+// bytes).
+#define RESUME(size) \
+resume: \
+	CMPQ   LRAY(DI), $0 \
+	JLT    lanedone \
+	LANEFRAME \
+	ENTRY(size, lanego, leaf)
+
+// BATCHLANES is the batch walks' lane handling, after their steps (stack
+// entries of 1<<shift bytes). At yield a lane has found its next node or
+// leaf: it saves cur's node and the stack height (cur's near distance has
+// passed its check, and no step reads it again), prefetches cur and lets
+// the next lane step. At lanedone a lane's walk is over (its answer:
+// found), at lanego Go must walk its ray (rayGoMust); either way the lane
+// takes the next ray of the batch (placed as BLAS.Intersect places it,
+// unless q.placed; RAYSETUP, after the checks of rayUsable and TMin <=
+// TMax; rays that fail them are left to Go) and goes on at resume, or,
+// with none left, drops out. nextlane moves to the next lane with a ray,
+// in turn; the call returns when no lane has one.
+#define BATCHLANES(shift) \
+yield: \
+	MOVL    R10, 88(DI) \
+	MOVQ    BX, AX \
+	SUBQ    56(DI), AX \
+	SHRQ    $shift, AX \
+	MOVQ    AX, 96(DI) \
+	MOVL    R10, AX \
+	PREFETCH4(0(DI), 16(DI)) \
+	JMP     nextlane \
 lanedone: \
 	MOVQ    LRAY(DI), AX \
 	TESTQ   AX, AX \
@@ -635,11 +650,7 @@ seek: \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
 	NODE(gomust, pop) \
-	/* The children hit, as walkFiniteOn takes them (nodeWalk's */ \
-	/* PUSHHITS): one is cur; of two, the nearer is cur (the first on a */ \
-	/* tie) and the other is pushed; more are pushed as pushSorted pushes */ \
-	/* them and cur is popped off the top. The pushed entries left on the */ \
-	/* stack are prefetched. R12 ends one past the top entry. */ \
+	/* R12 ends one past the top entry pushed. */ \
 	MOVQ  BX, R12 \
 	BSFQ  AX, CX \
 	LEAQ  -1(AX), R8 \
@@ -676,14 +687,7 @@ several: \
 	PREFETCH4(0(DI), 16(DI)) \
 	JMP      done \
 three: \
-	/* Three or more, without a branch per child: each hit lane's place */ \
-	/* on the stack is its rank, the number of hit children that */ \
-	/* pushSorted puts below it (farther, or as near and in a later */ \
-	/* slot), from one broadcast compare per child; lanes not hit take the */ \
-	/* eighth place, above the hit ones (there are at most seven then), */ \
-	/* which the walk overwrites later. All eight entries are stored, the */ \
-	/* nearest one is popped as cur, and the two below it, next to be */ \
-	/* popped, are prefetched. */ \
+	/* Three or more: by rank (see above). */ \
 	POPCNTQ   AX, R12 /* the children hit */ \
 	VMOVDQU   Y1, HITV(SP) /* the lanes hit */ \
 	VMOVAPS   Y0, Y2 /* the entry distances */ \
@@ -975,28 +979,9 @@ gomust2:
 TEXT ·batchWalkAVX2(SB), $8704-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
-
-resume:
-	CMPQ   LRAY(DI), $0
-	JLT    lanedone
-	LANEFRAME
-	ENTRY(8, lanego, leaf)
+	RESUME(8)
 	WALKSTEPS(yield, yield, lanego, lanedone)
-
-yield:
-	// Save cur's node and the stack height (cur's near distance has
-	// passed its check: no step reads it again), prefetch cur and let
-	// the next lane step.
-	MOVL   R10, 88(DI)
-	MOVQ   BX, AX
-	SUBQ   56(DI), AX
-	SHRQ   $3, AX
-	MOVQ   AX, 96(DI)
-	MOVL   R10, AX
-	PREFETCH4(0(DI), 16(DI))
-	JMP    nextlane
-
-	BATCHLANES(resume)
+	BATCHLANES(3)
 
 // func batchOccludeAVX2(q *batchQuery)
 //
@@ -1005,26 +990,9 @@ yield:
 TEXT ·batchOccludeAVX2(SB), $8704-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(120)
-
-resume:
-	CMPQ   LRAY(DI), $0
-	JLT    lanedone
-	LANEFRAME
-	ENTRY(4, lanego, leaf)
+	RESUME(4)
 	OCCLUDESTEPS(yield, yield, lanego, lanedone)
-
-yield:
-	// Save cur and the stack height, prefetch cur, next lane.
-	MOVL   R10, 88(DI)
-	MOVQ   BX, AX
-	SUBQ   56(DI), AX
-	SHRQ   $2, AX
-	MOVQ   AX, 96(DI)
-	MOVL   R10, AX
-	PREFETCH4(0(DI), 16(DI))
-	JMP    nextlane
-
-	BATCHLANES(resume)
+	BATCHLANES(2)
 
 // plusZero is added to a ray's origin and tMin: +0 to the origin, as
 // identityPoint adds it, and -0 to tMin, which leaves it as it is.
