@@ -474,16 +474,6 @@ nowt: \
 	LEAQ ·compressSlots(SB), AX \
 	MOVQ AX, 112(DI)
 
-// LANEFRAME is SETUP for a lane at DI whose triangle test is set up.
-#define LANEFRAME \
-	MOVQ         48(DI), DX \
-	TRIFRAME \
-	VBROADCASTSS 80(DI), Y0 \
-	VMOVUPS      Y0, TMIN(SP) \
-	VBROADCASTSS 84(DI), Y0 \
-	VMOVUPS      Y0, TMAX(SP) \
-	LOADNODE
-
 // The frame of the batch walks: the walks' (to HITV), the lane whose
 // turn it is, the lanes with a ray (a bit each), and the lanes.
 #define BLANE 480
@@ -513,13 +503,23 @@ lanes: \
 
 // RESUME is where a lane steps: a lane without a ray takes one
 // (lanedone), else its walk goes on from cur (stack entries of size
-// bytes).
+// bytes) with what the step needs: a node the slab test's registers
+// (LOADNODE), a leaf the triangle test's frame (a leaf step ends with
+// LOADNODE).
 #define RESUME(size) \
+resumeleaf: \
+	MOVQ         48(DI), DX \
+	TRIFRAME \
+	VBROADCASTSS 80(DI), Y0 \
+	VMOVUPS      Y0, TMIN(SP) \
+	VBROADCASTSS 84(DI), Y0 \
+	VMOVUPS      Y0, TMAX(SP) \
+	JMP          leaf \
 resume: \
 	CMPQ   LRAY(DI), $0 \
 	JLT    lanedone \
-	LANEFRAME \
-	ENTRY(size, lanego, leaf)
+	ENTRY(size, lanego, resumeleaf) \
+	LOADNODE
 
 // BATCHLANES is the batch walks' lane handling, after their steps (stack
 // entries of 1<<shift bytes). At yield a lane has found its next node or
