@@ -33,7 +33,7 @@
 // time (slab_amd64.s, leaftest_amd64.s), and where the processor has
 // AVX2, Intersect and Occluded (of a BLAS, and of each instance a TLAS
 // walk enters) run whole in AVX2 assembly, the ray's set-up included, in
-// one call per ray and instance (rayAVX2), eight children and eight
+// one call per ray and instance (rayWalkAVX2, rayOccludeAVX2), eight children and eight
 // triangles per test (fused_amd64.s), and the other walks use its node
 // and leaf tests. A
 // build with GOEXPERIMENT=simd uses simd/archsimd walks instead

@@ -365,7 +365,7 @@ func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh 
 }
 
 // walkObject is walk for a ray placed in b's object space (o.org and
-// o.dir set, the tests not set up): the whole query in one rayAVX2 call
+// o.dir set, the tests not set up): the whole query in one rayWalkAVX2 or rayOccludeAVX2 call
 // where it can, else set up and walked in Go.
 func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
 	if b.queriesInAsm() {
@@ -394,28 +394,31 @@ func (b *BLAS) occludesObject(o *objectRay, tMin, tMax float32) bool {
 	return b.occludes(o, tMin, tMax)
 }
 
-// Modes of rayAVX2.
+// Modes of queryAVX2.
 const (
 	rayClosest = 0
 	rayFirst   = 1
 	rayOcclude = 2
 )
 
-// queryAVX2 runs rayAVX2 on b for the ray placed in o over (tMin, tMax)
-// (checked as Intersect checks it) and returns its result: rayGoMust when Go
-// must walk the ray instead.
+// queryAVX2 runs rayWalkAVX2 (modes rayClosest, rayFirst) or
+// rayOccludeAVX2 (rayOcclude) on b for the ray placed at org, dir over
+// (tMin, tMax), checked as Intersect checks it, and returns its result:
+// rayGoMust when Go must walk the ray instead.
 func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
-	return rayAVX2(unsafe.Pointer(unsafe.SliceData(b.wide)), len(b.wide),
-		unsafe.Pointer(unsafe.SliceData(b.rows)), len(b.rows),
-		unsafe.Pointer(unsafe.SliceData(b.primIndex)), org, dir, tMin, tMax, mode, h)
+	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+	if mode == rayOcclude {
+		return rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, false, h)
+	}
+	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
 }
 
-// queriesInAsm reports whether queries on b run whole in rayAVX2: in the
+// queriesInAsm reports whether queries on b run whole in queryAVX2: in the
 // scalar build (the vector build keeps its own walks) where the fused
 // AVX2 walks run and b has leaf rows.
 func (b *BLAS) queriesInAsm() bool { return fusedAVX2 && !useSIMD && b.rows != nil }
 
-// modeFor is rayAVX2's mode for a closest-hit walk with first.
+// modeFor is queryAVX2's mode for a closest-hit walk with first.
 func modeFor(first bool) int {
 	if first {
 		return rayFirst

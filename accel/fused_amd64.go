@@ -104,25 +104,33 @@ func walkAVX2(w *fusedWalk) (more bool)
 //go:noescape
 func occludeAVX2(w *fusedWalk) (more bool)
 
-// Results of rayAVX2.
+// Results of rayWalkAVX2 and rayOccludeAVX2.
 const (
 	rayMiss   = 0 // no triangle hits
 	rayHit    = 1 // h holds the hit (closest, or the first committed)
 	rayGoMust = 2 // Go must walk: a ray with a zero (or tiny) direction component, an edge case or a deep stack
 )
 
-// rayAVX2 is a whole query of a BLAS for the ray from org along dir over
-// (tMin, tMax), in its object space, in one call: it sets the ray up as objectRay.setupPlaced and
-// watertightRay.setup do, bit for bit, and walks from the root with
-// walkAVX2 (mode 0 closest hit, 1 first hit) or occludeAVX2 (mode 2) on a
-// stack of its own, so that a query costs one call. The caller has
-// checked the ray (rayUsable, TMin <= TMax) and the BLAS (a root box, leaf
-// rows). Where walkAVX2 would leave an entry to Go, it returns rayGoMust
-// and the caller walks the ray from the start in Go: the answer does not
-// depend on where a walk was started (TestRayAVX2MatchesWalk).
+// rayWalkAVX2 is a whole query of a BLAS for the ray from org along dir
+// over (tMin, tMax), in its object space, in one call: it sets the ray up
+// as objectRay.setupPlaced and watertightRay.setup do, bit for bit, and
+// runs walkAVX2's steps (first: stop at the first hit committed) from the
+// root on a stack in its own frame, so that a query costs one call. The
+// caller has checked the ray (rayUsable, TMin <= TMax) and the BLAS (a
+// root box, leaf rows). Where walkAVX2 would leave an entry to Go, and
+// for a ray with a zero or tiny direction component, it returns
+// rayGoMust and the caller walks the ray from the start in Go: the
+// answer does not depend on where a walk was started
+// (TestRayAVX2MatchesWalk).
 //
 //go:noescape
-func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) (status int)
+func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+
+// rayOccludeAVX2 is rayWalkAVX2 for occludeAVX2's steps (first and h
+// unused): rayHit when a triangle hits.
+//
+//go:noescape
+func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 
 // batchQuery is a batch for batchWalkAVX2 or batchOccludeAVX2: the
 // BLAS's arrays, the rays, where their results go and the walk's mode. The
@@ -154,22 +162,22 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(Ray{})-32]
 )
 
-// batchWalkAVX2 runs walkAVX2's walk (rayAVX2's modes 0 and 1) for each
+// batchWalkAVX2 runs walkAVX2's walk (rayWalkAVX2's) for each
 // of q's rays, placed as BLAS.Intersect places them (the origin plus +0)
 // unless q.placed,
 // eight walks at a time, one node or leaf of each in turn: a walk yields
 // to the next once it has prefetched its next node or leaf, so that the
 // walks' cache misses overlap (the Go batch walks' interleaving, without
 // leaving the assembly). Each walk takes its single-ray steps, so every
-// answer is rayAVX2's bit for bit (TestBatchMatchesSingleRays). Rays that
+// answer is rayWalkAVX2's bit for bit (TestBatchAVX2MatchesRayAVX2). Rays that
 // are not rayUsable, with TMin > TMax, or that Go must walk get
 // rayGoMust.
 //
 //go:noescape
 func batchWalkAVX2(q *batchQuery)
 
-// batchOccludeAVX2 is batchWalkAVX2 for occludeAVX2's walks (rayAVX2's
-// mode 2): rayHit for a ray that hits a triangle.
+// batchOccludeAVX2 is batchWalkAVX2 for occludeAVX2's walks
+// (rayOccludeAVX2's): rayHit for a ray that hits a triangle.
 //
 //go:noescape
 func batchOccludeAVX2(q *batchQuery)

@@ -456,7 +456,7 @@ nowt: \
 	MOVB         $0, 105(DI) /* found */
 
 // LANECONSTS sets the fields of the lane at DI that do not depend on its
-// ray from the walk's arguments at SI (a batchQuery, or rayAVX2's
+// ray from the walk's arguments at SI (a batchQuery, or rayWalkAVX2's
 // arguments: wide, nwide, rows, nrows and prims first): the arrays, the
 // stack limit and compressSlots.
 #define LANECONSTS(limit) \
@@ -626,6 +626,54 @@ seek: \
 	SHLQ    $LANESHIFT, CX \
 	LEAQ    BLANES(SP)(CX*1), DI \
 	JMP     resume
+
+// The frame of the one-call queries: the walks' (to HITV), then a lane.
+#define RLANE 480
+
+// RAYQUERY sets the lane of a one-call query up for its ray (the
+// arguments of rayWalkAVX2): the ray read one float at a time (callers
+// have just stored it so, and wider loads could not be forwarded from
+// those stores), RAYSETUP, the lane's constants (stack limit limit) and
+// the frame and registers of the walk's first step, which is the root's.
+// A ray RAYSETUP refuses goes on at gomust.
+#define RAYQUERY(limit) \
+	MOVQ         org+40(FP), AX \
+	VMOVSS       0(AX), X0 \
+	VINSERTPS    $0x10, 4(AX), X0, X0 \
+	VINSERTPS    $0x20, 8(AX), X0, X0 \
+	VINSERTPS    $0x30, tMin+56(FP), X0, X0 /* origin, tMin */ \
+	MOVQ         dir+48(FP), AX \
+	VMOVSS       0(AX), X1 \
+	VINSERTPS    $0x10, 4(AX), X1, X1 \
+	VINSERTPS    $0x20, 8(AX), X1, X1 \
+	VINSERTPS    $0x30, tMax+60(FP), X1, X1 /* direction, tMax */ \
+	LEAQ         RLANE(SP), DI \
+	RAYSETUP(gomust) \
+	LEAQ         wide+0(FP), SI \
+	LANECONSTS(limit) \
+	MOVQ         h+72(FP), AX \
+	MOVQ         AX, 72(DI) \
+	MOVQ         48(DI), DX \
+	TRIFRAME \
+	VBROADCASTSS 80(DI), Y0 \
+	VMOVUPS      Y0, TMIN(SP) \
+	VBROADCASTSS 84(DI), Y0 \
+	VMOVUPS      Y0, TMAX(SP) \
+	LOADNODE
+
+// RAYDONE ends a one-call query: at finished the walk is over (rayHit
+// if it found a hit, else rayMiss), at gomust Go must walk the ray
+// (rayGoMust).
+#define RAYDONE \
+finished: \
+	MOVBQZX 105(DI), AX \
+	VZEROUPPER \
+	MOVQ    AX, status+80(FP) \
+	RET \
+gomust: \
+	VZEROUPPER \
+	MOVQ    $2, status+80(FP) \
+	RET
 
 // WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
 // walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
@@ -912,60 +960,29 @@ empty:
 	MOVB $0, more+8(FP)
 	RET
 
-// The frame of rayAVX2: walkAVX2's argument and result, and one lane.
-#define RLANE 16
-
-// func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) (status int)
+// func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
-// It sets a lane up for the ray (RAYSETUP) and runs walkAVX2 (modes 0
-// and 1, first = mode 1) or occludeAVX2 (mode 2) on it from the root.
-TEXT ·rayAVX2(SB), $1040-88
+// It sets a lane up for the ray (RAYQUERY) and runs walkAVX2's steps on
+// it from the root, in its own frame.
+TEXT ·rayWalkAVX2(SB), $1504-88
 	NO_LOCAL_POINTERS
-	// The ray, one float at a time: callers have just stored it so, and
-	// wider loads could not be forwarded from those stores.
-	MOVQ      org+40(FP), AX
-	VMOVSS    0(AX), X0
-	VINSERTPS $0x10, 4(AX), X0, X0
-	VINSERTPS $0x20, 8(AX), X0, X0
-	VINSERTPS $0x30, tMin+56(FP), X0, X0 // origin, tMin
-	MOVQ      dir+48(FP), AX
-	VMOVSS    0(AX), X1
-	VINSERTPS $0x10, 4(AX), X1, X1
-	VINSERTPS $0x20, 8(AX), X1, X1
-	VINSERTPS $0x30, tMax+60(FP), X1, X1 // direction, tMax
-	LEAQ      RLANE(SP), DI
-	RAYSETUP(gomust)
-	LEAQ      wide+0(FP), SI
-	MOVQ      h+72(FP), AX
-	MOVQ      AX, 72(DI)
-	MOVQ      DI, 0(SP)
-	MOVQ      mode+64(FP), CX
-	CMPQ      CX, $2
-	JEQ       occlude
-	LANECONSTS(56)           // 64 entries, less a node's pushes
-	MOVB      CX, 104(DI)    // first
-	CALL      ·walkAVX2(SB)
-	JMP       walked
+	RAYQUERY(56)
+	MOVB  first+64(FP), AX
+	MOVB  AX, 104(DI)
+	ENTRY(8, gomust, leaf)
+	WALKSTEPS(leaf, loop, gomust, finished)
+	RAYDONE
 
-occlude:
-	LANECONSTS(120)          // 128 entries, less a node's pushes
-	CALL      ·occludeAVX2(SB)
-
-walked:
-	// The walks end with VZEROUPPER. One that stopped where Go must go
-	// on (an edge case, a deep stack) is started over by Go.
-	CMPB    8(SP), $0
-	JNE     gomust2
-	MOVBQZX RLANE+105(SP), AX
-	MOVQ    AX, status+80(FP)
-	RET
-
-gomust:
-	VZEROUPPER
-
-gomust2:
-	MOVQ $2, status+80(FP)
-	RET
+// func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+//
+// rayWalkAVX2 for occludeAVX2's steps (first and h unused): rayHit for a
+// ray that hits a triangle.
+TEXT ·rayOccludeAVX2(SB), $1504-88
+	NO_LOCAL_POINTERS
+	RAYQUERY(120)
+	ENTRY(4, gomust, leaf)
+	OCCLUDESTEPS(leaf, loop, gomust, finished)
+	RAYDONE
 
 // func batchWalkAVX2(q *batchQuery)
 //

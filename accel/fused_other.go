@@ -36,7 +36,11 @@ const (
 	rayGoMust
 )
 
-func rayAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
+func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
+func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) int {
 	panic("accel: no AVX2 walk on this architecture")
 }
 

@@ -578,15 +578,15 @@ func TestWalksNamesTheWalkInUse(t *testing.T) {
 	}
 }
 
-// TestRayAVX2MatchesWalk runs whole queries through rayAVX2 (rays placed
-// in the BLAS's object space, set up in assembly) and compares every answer it gives with
-// the Go loop's (nodeWalkAsm and fusedAVX2 off) bit for bit: closest hit,
+// TestRayAVX2MatchesWalk runs whole queries through rayWalkAVX2 and
+// rayOccludeAVX2 (queryAVX2: rays placed in the BLAS's object space, set
+// up in assembly) and compares every answer they give with the Go loop's (nodeWalkAsm and fusedAVX2 off) bit for bit: closest hit,
 // first hit and occlusion. Rays it leaves to Go (rayGoMust: a zero or tiny
 // direction component, an edge case) must come up, and so must hits and
 // misses in each mode.
 func TestRayAVX2MatchesWalk(t *testing.T) {
 	if !haveAVX2 || useSIMD {
-		t.Skip("rayAVX2 runs in the scalar amd64 build on AVX2 processors only")
+		t.Skip("the one-call queries run in the scalar amd64 build on AVX2 processors only")
 	}
 	defer func(old, oldFused bool) { nodeWalkAsm, fusedAVX2 = old, oldFused }(nodeWalkAsm, fusedAVX2)
 	nodeWalkAsm, fusedAVX2 = false, false
@@ -617,7 +617,7 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 				case s == rayGoMust:
 					// Nothing to compare: Go walks the ray.
 				case (s == rayHit) != wantOK:
-					t.Fatalf("%s mode %d ray %+v: rayAVX2 %d, Go loop hit %v", name, mode, ray, s, wantOK)
+					t.Fatalf("%s mode %d ray %+v: queryAVX2 %d, Go loop hit %v", name, mode, ray, s, wantOK)
 				case s == rayHit && mode != rayOcclude &&
 					(f(got.t) != f(want.t) || f(got.u) != f(want.u) || f(got.v) != f(want.v) || got.slot != want.slot || got.front != want.front):
 					t.Fatalf("%s mode %d ray %+v: %+v, want %+v", name, mode, ray, got, want)
@@ -636,16 +636,16 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 	}
 }
 
-// TestRayAVX2Constants checks the constants rayAVX2 spells out: the
-// float32 bits of robustScale.
+// TestRayAVX2Constants checks the constants the one-call queries spell
+// out: the float32 bits of robustScale.
 func TestRayAVX2Constants(t *testing.T) {
 	if got := math.Float32bits(robustScale); got != 0x3f800003 {
-		t.Errorf("robustScale is %#x as a float32; rayAVX2 stores 0x3f800003", got)
+		t.Errorf("robustScale is %#x as a float32; RAYSETUP stores 0x3f800003", got)
 	}
 }
 
 // TestBatchAVX2MatchesRayAVX2 runs whole batches through batchWalkAVX2
-// and batchOccludeAVX2 and checks each ray's result against rayAVX2 on the
+// and batchOccludeAVX2 and checks each ray's result against queryAVX2 on the
 // same ray alone: the same status (miss, hit, or left to Go) and, for a
 // hit, the same hit bit for bit. Rays that are not rayUsable or have
 // TMin > TMax must be left to Go. Batch sizes below, at and above the

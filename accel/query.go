@@ -95,7 +95,7 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
 		return b.intersectSlow(r, flags)
 	}
 	// The fast path, with the hit built here rather than copied out of
-	// another frame: the whole query in rayAVX2 where it can, else in Go.
+	// another frame: the whole query in one assembly call (queryAVX2) where it can, else in Go.
 	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return Hit{}, false
 	}
