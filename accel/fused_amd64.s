@@ -678,7 +678,8 @@ gomust: \
 // WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
 // walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
 // stack at BX. When cur is next a leaf it goes on at toleaf, a node at
-// tonode (walkAVX2 goes round, batchWalkAVX2 moves to another ray); at
+// tonode, or, when cur was popped off the stack, at popleaf and popnode
+// (walkAVX2 goes round, batchWalkAVX2 moves to another ray); at
 // gomust where Go must take over (cur saved, or at CURN and CURF for a
 // leaf) and at finished when the walk is over. The children hit, as
 // walkFiniteOn takes them (nodeWalk's PUSHHITS): one is cur; of two, the
@@ -694,7 +695,7 @@ gomust: \
 // below it, next to be popped, are prefetched. Leaves commit as the Go
 // loop does: each candidate in slot order whose t is below the current
 // tMax (the first one with w.first).
-#define WALKSTEPS(toleaf, tonode, gomust, finished) \
+#define WALKSTEPS(toleaf, tonode, popleaf, popnode, gomust, finished) \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
 	NODE(gomust, pop) \
@@ -787,8 +788,8 @@ pop: \
 	VUCOMISS X0, X14 \
 	JCS      pop \
 	TESTL    R10, R10 \
-	JS       toleaf \
-	JMP      tonode \
+	JS       popleaf \
+	JMP      popnode \
 leaf: \
 	/* cur is a leaf that passed the check: test its triangles. */ \
 	LEAFCANDS(leafout, leafdone) \
@@ -849,12 +850,12 @@ leafout: \
 	JMP    gomust
 
 // OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
-// WALKSTEPS: the first child hit is cur and the others are pushed in slot
+// WALKSTEPS (with the same parameters): the first child hit is cur and the others are pushed in slot
 // order, without a branch, all eight references compressed by the table's
 // indices for the hit mask and stored at once; the two entries on top, the
 // next ones popped, are prefetched. A leaf with a triangle that hits sets
 // found and ends the walk (finished).
-#define OCCLUDESTEPS(toleaf, tonode, gomust, finished) \
+#define OCCLUDESTEPS(toleaf, tonode, popleaf, popnode, gomust, finished) \
 loop: \
 	NODE(gomust, pop) \
 	BSFQ    AX, CX /* the first child hit is cur */ \
@@ -892,7 +893,9 @@ pop: \
 	JLS  finished \
 	SUBQ $4, BX \
 	MOVL 0(BX), R10 \
-	JMP  next \
+	TESTL R10, R10 \
+	JS    popleaf \
+	JMP   popnode \
 leaf: \
 	VXORPS X0, X0, X0 \
 	LEAFCANDS(leafout, leafdone) \
@@ -914,7 +917,7 @@ TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, leaf)
 
-	WALKSTEPS(leaf, loop, out, empty)
+	WALKSTEPS(leaf, loop, leaf, loop, out, empty)
 
 
 out:
@@ -942,7 +945,7 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	SETUP
 	ENTRY(4, out, leaf)
 
-	OCCLUDESTEPS(leaf, loop, out, empty)
+	OCCLUDESTEPS(leaf, loop, leaf, loop, out, empty)
 
 
 out:
@@ -970,7 +973,7 @@ TEXT ·rayWalkAVX2(SB), $1504-88
 	MOVB  first+64(FP), AX
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, leaf)
-	WALKSTEPS(leaf, loop, gomust, finished)
+	WALKSTEPS(leaf, loop, leaf, loop, gomust, finished)
 	RAYDONE
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
@@ -981,7 +984,7 @@ TEXT ·rayOccludeAVX2(SB), $1504-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(120)
 	ENTRY(4, gomust, leaf)
-	OCCLUDESTEPS(leaf, loop, gomust, finished)
+	OCCLUDESTEPS(leaf, loop, leaf, loop, gomust, finished)
 	RAYDONE
 
 // func batchWalkAVX2(q *batchQuery)
@@ -997,7 +1000,7 @@ TEXT ·batchWalkAVX2(SB), $8704-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
-	WALKSTEPS(yield, yield, lanego, lanedone)
+	WALKSTEPS(yield, yield, yield, yield, lanego, lanedone)
 	BATCHLANES(3)
 
 // func batchOccludeAVX2(q *batchQuery)
@@ -1008,7 +1011,10 @@ TEXT ·batchOccludeAVX2(SB), $8704-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(120)
 	RESUME(4)
-	OCCLUDESTEPS(yield, yield, lanego, lanedone)
+	// A walk yields after a node, not after a pop: occlusion batches ran
+	// 1.05-1.06x faster so, closest-hit ones 0.85-0.99x (their popped
+	// entries are more often cold).
+	OCCLUDESTEPS(yield, yield, resumeleaf, loop, lanego, lanedone)
 	BATCHLANES(2)
 
 // plusZero is added to a ray's origin and tMin: +0 to the origin, as
