@@ -675,11 +675,26 @@ gomust: \
 	MOVQ    $2, status+80(FP) \
 	RET
 
+// PREFETCHBELOW prefetches the entry below the top of the closest-hit
+// walk's stack at BX, the next one popped (the stack's first when there
+// is none). Entries are prefetched when pushed, but only the two on top
+// of a node's pushes, and a deep entry may have left the cache by its
+// pop: single-ray soup incoherent rays 1.07-1.12x. It clobbers AX, CX,
+// DX and R8.
+#define PREFETCHBELOW \
+	MOVQ    56(DI), DX \
+	LEAQ    -8(BX), R8 \
+	CMPQ    R8, DX \
+	CMOVQCS DX, R8 \
+	MOVL    0(R8), AX \
+	PREFETCH4(0(DI), 16(DI))
+
 // WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
 // walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
 // stack at BX. When cur is next a leaf it goes on at toleaf, a node at
-// tonode, or, when cur was popped off the stack, at popleaf and popnode
-// (walkAVX2 goes round, batchWalkAVX2 moves to another ray); at
+// tonode, or, when cur was popped off the stack, after onpop at popleaf
+// and popnode (walkAVX2 goes round, batchWalkAVX2 moves to another ray,
+// which prefetches cur at the switch); at
 // gomust where Go must take over (cur saved, or at CURN and CURF for a
 // leaf) and at finished when the walk is over. The children hit, as
 // walkFiniteOn takes them (nodeWalk's PUSHHITS): one is cur; of two, the
@@ -695,7 +710,7 @@ gomust: \
 // below it, next to be popped, are prefetched. Leaves commit as the Go
 // loop does: each candidate in slot order whose t is below the current
 // tMax (the first one with w.first).
-#define WALKSTEPS(toleaf, tonode, popleaf, popnode, gomust, finished) \
+#define WALKSTEPS(toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
 	NODE(gomust, pop) \
@@ -787,6 +802,7 @@ pop: \
 	VMOVSS   4(BX), X0 \
 	VUCOMISS X0, X14 \
 	JCS      pop \
+	onpop \
 	TESTL    R10, R10 \
 	JS       popleaf \
 	JMP      popnode \
@@ -917,7 +933,7 @@ TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, leaf)
 
-	WALKSTEPS(leaf, loop, leaf, loop, out, empty)
+	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, out, empty)
 
 
 out:
@@ -973,7 +989,7 @@ TEXT ·rayWalkAVX2(SB), $1504-88
 	MOVB  first+64(FP), AX
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, leaf)
-	WALKSTEPS(leaf, loop, leaf, loop, gomust, finished)
+	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, gomust, finished)
 	RAYDONE
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
@@ -1000,7 +1016,7 @@ TEXT ·batchWalkAVX2(SB), $8704-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
-	WALKSTEPS(yield, yield, yield, yield, lanego, lanedone)
+	WALKSTEPS(yield, yield, yield, yield, NOP, lanego, lanedone)
 	BATCHLANES(3)
 
 // func batchOccludeAVX2(q *batchQuery)
