@@ -1,11 +1,15 @@
 #include "textflag.h"
 #include "funcdata.h"
 
-// walkAVX2 and occludeAVX2: the scalar walks' loops whole, in AVX2. They
-// keep the ray in registers from node to node and from node to leaf, test
-// a node's eight children in one 256-bit slab test and a leaf's triangles
-// (up to eight) in one 256-bit leaf test, and return to Go only at the
-// entries Go must take (see fused_amd64.go). Every operation is the SSE
+// The scalar walks' loops whole, in AVX2: their steps (WALKSTEPS,
+// OCCLUDESTEPS) serve walkAVX2 and occludeAVX2, which Go's walks call and
+// which return to Go only at the entries Go must take (see
+// fused_amd64.go); rayWalkAVX2 and rayOccludeAVX2, a whole query with the
+// ray's set-up (RAYSETUP) in one call; and batchWalkAVX2 and
+// batchOccludeAVX2, which interleave eight such walks. The steps keep the
+// ray in registers from node to node and from node to leaf, test a
+// node's eight children in one 256-bit slab test and a leaf's triangles
+// (up to eight) in one 256-bit leaf test. Every operation is the SSE
 // kernels' (slabTest, leafTest) in the same order on eight lanes instead
 // of four, so every value is theirs bit for bit; no FMA is used (the Go
 // loops round every product). Only VEX instructions run between the
@@ -18,10 +22,11 @@
 // sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
 // (wideNode: 256 bytes, ref at 192; leaf references).
 
-// The frame: the entry distances of a node's children, &stack[limit],
-// the leaf entry while a leaf is tested, 8-lane broadcasts of the
-// triangle test's constants, tMin and tMax, the leaf test's t, ev, ew and
-// det, and (walkAVX2) the lanes a node test hit.
+// The frame of the steps (every routine that runs them starts its frame
+// so): the entry distances of a node's children, &stack[limit], the leaf
+// entry while a leaf is tested, 8-lane broadcasts of the triangle test's
+// constants, tMin and tMax, the leaf test's t, ev, ew and det, and
+// (WALKSTEPS) the lanes a node test hit.
 #define NEAR 0
 #define LIMP 32
 #define CURN 40
