@@ -138,7 +138,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	flags |= RayFlagSkipProceduralPrimitives
 	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
 	if b.queriesInAsm() && !b.nodes[0].bounds.IsEmpty() {
-		b.intersectBatchAVX2(rays, flags, first, hits, found)
+		b.self.intersectBatchAVX2(rays, flags, hits, found, func(i int) { hits[i], found[i] = b.Intersect(rays[i], flags) })
 		return nil
 	}
 	lanes := blasLanes.Get().(*[batchLanes]batchWalk)
@@ -202,7 +202,7 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 		return nil
 	}
 	if b.queriesInAsm() && !b.nodes[0].bounds.IsEmpty() {
-		b.occludedBatchAVX2(rays, flags, occluded)
+		b.self.occludedBatchAVX2(rays, occluded, func(i int) bool { return b.Occluded(rays[i], flags) })
 		return nil
 	}
 	lanes := blasLanes.Get().(*[batchLanes]batchWalk)
@@ -254,44 +254,53 @@ type batchResults struct {
 
 var batchResultsPool = sync.Pool{New: func() any { return new(batchResults) }}
 
-// query returns the batchQuery of rays on b, with its results in res,
-// grown to len(rays).
-func (res *batchResults) query(b *BLAS, rays []Ray, first bool) batchQuery {
+// query returns the batchQuery of rays on the BLAS of in, with its
+// results in res, grown to len(rays), and the rays the walks take: placed
+// in the object space of in, or, for the BLAS's own identity instance,
+// as they are (the assembly places them as BLAS.Intersect does).
+func (res *batchResults) query(in *instance, rays []Ray, first bool) (batchQuery, []Ray) {
 	if cap(res.status) < len(rays) {
 		res.status, res.hits = make([]uint8, len(rays)), make([]fastHit, len(rays))
 	}
 	res.status, res.hits = res.status[:len(rays)], res.hits[:len(rays)]
-	return batchQuery{
-		wide: unsafe.Pointer(unsafe.SliceData(b.wide)), nwide: len(b.wide),
-		rows: unsafe.Pointer(unsafe.SliceData(b.rows)), nrows: len(b.rows),
-		prims: unsafe.Pointer(unsafe.SliceData(b.primIndex)),
-		rays:  unsafe.SliceData(rays), n: len(rays),
-		status: unsafe.SliceData(res.status), hits: unsafe.SliceData(res.hits),
-		first: first,
+	b := in.blas
+	placed := in != &b.self
+	if placed {
+		rays = res.placed(rays, in)
 	}
+	return batchQuery{
+		blasArrays: b.arrays(),
+		rays:       unsafe.SliceData(rays), n: len(rays),
+		status: unsafe.SliceData(res.status), hits: unsafe.SliceData(res.hits),
+		first: first, placed: placed,
+	}, rays
 }
 
-// intersectBatchAVX2 is IntersectBatch through batchWalkAVX2 (where
-// queriesInAsm holds), with Intersect for the rays it leaves to Go.
-func (b *BLAS) intersectBatchAVX2(rays []Ray, flags RayFlags, first bool, hits []Hit, found []bool) {
+// intersectBatchAVX2 is IntersectBatch on the BLAS of in, the only
+// instance (index 0), through batchWalkAVX2 (where queriesInAsm holds);
+// alone(i) traces a ray the assembly leaves to Go.
+func (in *instance) intersectBatchAVX2(rays []Ray, flags RayFlags, hits []Hit, found []bool, alone func(i int)) {
 	res := batchResultsPool.Get().(*batchResults)
 	defer batchResultsPool.Put(res)
-	q := res.query(b, rays, first)
+	q, obj := res.query(in, rays, flags&RayFlagAcceptFirstHitAndEndSearch != 0)
 	batchWalkAVX2(&q)
 	res.intersected(hits, found, func(i int) {
-		org, dir := identityPoint(rays[i].Origin), identityVector(rays[i].Direction)
-		setHit(&hits[i], &b.self, 0, &org, &dir, &res.hits[i], flags)
-	}, func(i int) { hits[i], found[i] = b.Intersect(rays[i], flags) })
+		org, dir := obj[i].Origin, obj[i].Direction
+		if !q.placed {
+			org, dir = identityPoint(org), identityVector(dir)
+		}
+		setHit(&hits[i], in, 0, &org, &dir, &res.hits[i], flags)
+	}, alone)
 }
 
-// occludedBatchAVX2 is OccludedBatch through batchOccludeAVX2, as
-// intersectBatchAVX2.
-func (b *BLAS) occludedBatchAVX2(rays []Ray, flags RayFlags, occluded []bool) {
+// occludedBatchAVX2 is OccludedBatch on the BLAS of in through
+// batchOccludeAVX2, as intersectBatchAVX2.
+func (in *instance) occludedBatchAVX2(rays []Ray, occluded []bool, alone func(i int) bool) {
 	res := batchResultsPool.Get().(*batchResults)
 	defer batchResultsPool.Put(res)
-	q := res.query(b, rays, false)
+	q, _ := res.query(in, rays, false)
 	batchOccludeAVX2(&q)
-	res.occluded(occluded, func(i int) bool { return b.Occluded(rays[i], flags) })
+	res.occluded(occluded, alone)
 }
 
 // occluded writes the answers of an occlusion batch to occluded, with
@@ -354,31 +363,6 @@ func (res *batchResults) placed(rays []Ray, in *instance) []Ray {
 		obj[i] = Ray{Origin: m.TransformPoint(r.Origin), TMin: r.TMin, Direction: m.TransformVector(r.Direction), TMax: r.TMax}
 	}
 	return obj
-}
-
-// intersectBatchSole is IntersectBatch for t's sole instance in (see
-// soleInstance), with Intersect for the rays the assembly leaves to Go.
-func (t *TLAS) intersectBatchSole(in *instance, rays []Ray, flags RayFlags, mask uint32, hits []Hit, found []bool) {
-	res := batchResultsPool.Get().(*batchResults)
-	defer batchResultsPool.Put(res)
-	obj := res.placed(rays, in)
-	q := res.query(in.blas, obj, flags&RayFlagAcceptFirstHitAndEndSearch != 0)
-	q.placed = true
-	batchWalkAVX2(&q)
-	res.intersected(hits, found, func(i int) {
-		setHit(&hits[i], in, 0, &obj[i].Origin, &obj[i].Direction, &res.hits[i], flags)
-	}, func(i int) { hits[i], found[i] = t.Intersect(rays[i], flags, mask) })
-}
-
-// occludedBatchSole is OccludedBatch for t's sole instance in, as
-// intersectBatchSole.
-func (t *TLAS) occludedBatchSole(in *instance, rays []Ray, flags RayFlags, mask uint32, occluded []bool) {
-	res := batchResultsPool.Get().(*batchResults)
-	defer batchResultsPool.Put(res)
-	q := res.query(in.blas, res.placed(rays, in), false)
-	q.placed = true
-	batchOccludeAVX2(&q)
-	res.occluded(occluded, func(i int) bool { return t.Occluded(rays[i], flags, mask) })
 }
 
 // batchMode selects the walk of a batch.
@@ -610,7 +594,8 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 		return inputErr("IntersectBatch", "hits, found", "%d rays need as many hit and found slots (have %d and %d)", len(rays), len(hits), len(found))
 	}
 	if in := t.soleInstance(flags, uint8(mask)); in != nil {
-		t.intersectBatchSole(in, rays, flags|RayFlagSkipProceduralPrimitives, mask, hits, found)
+		flags |= RayFlagSkipProceduralPrimitives
+		in.intersectBatchAVX2(rays, flags, hits, found, func(i int) { hits[i], found[i] = t.Intersect(rays[i], flags, mask) })
 		return nil
 	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) || coherent(rays) {
@@ -646,7 +631,7 @@ func (t *TLAS) OccludedBatch(rays []Ray, flags RayFlags, mask uint32, occluded [
 		return inputErr("OccludedBatch", "occluded", "%d rays need as many results (have %d)", len(rays), len(occluded))
 	}
 	if in := t.soleInstance(flags, uint8(mask)); in != nil {
-		t.occludedBatchSole(in, rays, flags, mask, occluded)
+		in.occludedBatchAVX2(rays, occluded, func(i int) bool { return t.Occluded(rays[i], flags, mask) })
 		return nil
 	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) || coherent(rays) {

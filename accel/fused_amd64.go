@@ -23,12 +23,8 @@ var fusedAVX2 = haveAVX2
 // walkFiniteOn and occludesFiniteOn keep in registers, passed by pointer.
 // The assembly hard-codes its layout (asserted below).
 type fusedWalk struct {
-	wide  unsafe.Pointer // &wide[0]
-	nwide int
-	rows  unsafe.Pointer // &rows[0], the leaf rows (leafRows)
-	nrows int            // len(rows)
-	prims unsafe.Pointer // &primIndex[0], prefetched at each commit
-	slab  *slabRay
+	blasArrays
+	slab *slabRay
 	// wt is the ray's triangle test, nil until it is set up: the walk
 	// leaves the leaves it reaches before to Go.
 	wt    *watertightRay
@@ -111,7 +107,8 @@ const (
 	rayGoMust = 2 // Go must walk: a ray with a zero (or tiny) direction component, an edge case or a deep stack
 )
 
-// rayWalkAVX2 is a whole query of a BLAS for the ray from org along dir
+// rayWalkAVX2 is a whole query of a BLAS (its blasArrays, as separate
+// arguments: see BLAS.queryAVX2) for the ray from org along dir
 // over (tMin, tMax), in its object space, in one call: it sets the ray up
 // as objectRay.setupPlaced and watertightRay.setup do, bit for bit, and
 // runs walkAVX2's steps (first: stop at the first hit committed) from the
@@ -136,12 +133,8 @@ func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows i
 // BLAS's arrays, the rays, where their results go and the walk's mode. The
 // assembly hard-codes its layout (asserted below).
 type batchQuery struct {
-	wide   unsafe.Pointer // &wide[0]
-	nwide  int
-	rows   unsafe.Pointer // &rows[0]
-	nrows  int
-	prims  unsafe.Pointer // &primIndex[0]
-	rays   *Ray           // the n rays
+	blasArrays
+	rays   *Ray // the n rays
 	n      int
 	next   int      // the next ray a lane takes: 0 at the call
 	status *uint8   // n results: rayMiss, rayHit or rayGoMust

@@ -461,9 +461,9 @@ nowt: \
 	MOVB         $0, 105(DI) /* found */
 
 // LANECONSTS sets the fields of the lane at DI that do not depend on its
-// ray from the walk's arguments at SI (a batchQuery, or rayWalkAVX2's
-// arguments: wide, nwide, rows, nrows and prims first): the arrays, the
-// stack limit and compressSlots.
+// ray from the blasArrays at SI (rayWalkAVX2's first arguments, a
+// batchQuery's first fields): the arrays, the stack limit and
+// compressSlots.
 #define LANECONSTS(limit) \
 	MOVQ 0(SI), AX \
 	MOVQ AX, 0(DI) \

@@ -16,15 +16,16 @@ var fusedAVX2 = false
 const haveAVX2 = false
 
 type fusedWalk struct {
-	wide, rows, prims, stack unsafe.Pointer
-	nwide, nrows, limit, sp  int
-	slab                     *slabRay
-	wt                       *watertightRay
-	h                        *fastHit
-	tMin, tMax               float32
-	cur                      stackEntry
-	first, found             bool
-	compress                 *[256][wideWidth]uint32
+	blasArrays
+	stack        unsafe.Pointer
+	limit, sp    int
+	slab         *slabRay
+	wt           *watertightRay
+	h            *fastHit
+	tMin, tMax   float32
+	cur          stackEntry
+	first, found bool
+	compress     *[256][wideWidth]uint32
 }
 
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
@@ -45,13 +46,12 @@ func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows i
 }
 
 type batchQuery struct {
-	wide, rows, prims unsafe.Pointer
-	nwide, nrows      int
-	rays              *Ray
-	n, next           int
-	status            *uint8
-	hits              *fastHit
-	first, placed     bool
+	blasArrays
+	rays          *Ray
+	n, next       int
+	status        *uint8
+	hits          *fastHit
+	first, placed bool
 }
 
 func batchWalkAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }

@@ -204,8 +204,8 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 		if haveAVX2 {
 			// walkAVX2, without a triangle test set up, stops where
 			// nodeWalk does; above the live stack it may leave junk.
-			fw := fusedWalk{wide: unsafe.Pointer(&wide[0]), nwide: len(wide), rows: unsafe.Pointer(&leaves[0]),
-				nrows: len(leaves), slab: &r.slab, stack: unsafe.Pointer(&stackF[0]), limit: limit,
+			arrays := blasArrays{wide: unsafe.Pointer(&wide[0]), nwide: len(wide), rows: unsafe.Pointer(&leaves[0]), nrows: len(leaves)}
+			fw := fusedWalk{blasArrays: arrays, slab: &r.slab, stack: unsafe.Pointer(&stackF[0]), limit: limit,
 				tMin: tMin, tMax: tMax, cur: cur, sp: sp}
 			more := walkAVX2(&fw)
 			if more != wok || wok && (fw.sp != wsp || !sameEntry(fw.cur, wc)) {
@@ -677,7 +677,7 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 		for _, n := range []int{0, 1, 7, 8, 9, len(rays)} {
 			for mode := rayClosest; mode <= rayOcclude; mode++ {
 				var res batchResults
-				q := res.query(b, rays[:n], mode == rayFirst)
+				q, _ := res.query(&b.self, rays[:n], mode == rayFirst)
 				if mode == rayOcclude {
 					batchOccludeAVX2(&q)
 				} else {
