@@ -165,11 +165,11 @@ nowt: \
 	PLANE(R12, Y8, Y11, Y4) \
 	PLANE(R13, Y8, Y11, Y5) \
 	VMAXPS    Y2, Y0, Y0 \
+	VMAXPS    Y12, Y4, Y4 \
 	VMAXPS    Y4, Y0, Y0 \
-	VMAXPS    Y12, Y0, Y0 \
 	VMINPS    Y3, Y1, Y1 \
+	VMINPS    Y14, Y5, Y5 \
 	VMINPS    Y5, Y1, Y1 \
-	VMINPS    Y14, Y1, Y1 \
 	VMULPS    Y13, Y1, Y1 \
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
