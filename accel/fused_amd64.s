@@ -150,7 +150,11 @@ nowt: \
 
 // SLAB8 is slabTest on the node at SI for the slabRay at DX (its
 // constants loaded by LOADSLAB), all eight children at once: the hit mask
-// in AX, the entry distances in Y0. It clobbers Y1-Y5 and R8-R13.
+// in AX, the entry distances in Y0. The three planes and tMin (tMax)
+// are reduced as a tree, max(max(x, y), max(z, tMin)): finite rays have
+// no NaN distances, and on the rest max and min are associative up to
+// the sign of a zero, which no comparison sees. It clobbers Y1-Y5 and
+// R8-R13.
 #define SLAB8 \
 	MOVQ      112(DX), R8 \
 	MOVQ      120(DX), R9 \
