@@ -20,9 +20,9 @@ func (b *BLAS) Clone() *BLAS {
 	c := *b
 	c.geoms = cloneCap(b.geoms)
 	c.nodes = cloneCap(b.nodes)
-	c.wide = cloneCap(b.wide)
+	c.wide = cloneHuge(b.wide, cap(b.wide))
 	c.tris = cloneCap(b.tris)
-	c.rows = cloneCap(b.rows)
+	c.rows = cloneHuge(b.rows, cap(b.rows))
 	c.boxes = cloneCap(b.boxes)
 	c.primGeom = cloneCap(b.primGeom)
 	c.primIndex = cloneCap(b.primIndex)
@@ -42,9 +42,9 @@ func (b *BLAS) Compact() (*BLAS, error) {
 	c := *b
 	c.geoms = slices.Clip(slices.Clone(b.geoms))
 	c.nodes = slices.Clip(slices.Clone(b.nodes))
-	c.wide = slices.Clip(slices.Clone(b.wide))
+	c.wide = cloneHuge(b.wide, len(b.wide))
 	c.tris = slices.Clip(slices.Clone(b.tris))
-	c.rows = slices.Clip(slices.Clone(b.rows))
+	c.rows = cloneHuge(b.rows, len(b.rows))
 	c.boxes = slices.Clip(slices.Clone(b.boxes))
 	c.primGeom = slices.Clip(slices.Clone(b.primGeom))
 	c.primIndex = slices.Clip(slices.Clone(b.primIndex))

@@ -18,7 +18,8 @@ func leafRows(nodes []node, tris []triVerts) []float32 {
 	if !(simdAvailable || leafAsm) || len(tris) == 0 {
 		return nil
 	}
-	rows := make([]float32, 9*len(tris)+8)
+	rows := hugeSlice[float32](9*len(tris)+8, 9*len(tris)+8)
+	defer settleHugePages(rows)
 	parallelChunks(splitWork(len(nodes)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := &nodes[i]

@@ -68,9 +68,11 @@ func leafRange(ref uint32) (first, end uint32) {
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
 func widen(nodes []node) []wideNode {
-	// Builds give 0.11 to 0.19 wide nodes per binary node; a reserve of a
-	// fifth rarely grows.
-	out := make([]wideNode, 0, len(nodes)/5+1)
+	// Builds give 0.11 to 0.21 wide nodes per binary node; a reserve of a
+	// quarter rarely grows. It is advised for huge pages (hugeSlice); an
+	// array that outgrew it is copied into advised memory at the end.
+	reserve := len(nodes)/4 + 1
+	out := hugeSlice[wideNode](0, reserve)
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
 		var w wideNode
@@ -150,7 +152,12 @@ func widen(nodes []node) []wideNode {
 		return idx, total
 	}
 	rec(0)
-	return slices.Clip(out)
+	if cap(out) > reserve {
+		return cloneHuge(out, len(out))
+	}
+	out = slices.Clip(out)
+	settleHugePages(out)
+	return out
 }
 
 func (w *wideNode) clear() {

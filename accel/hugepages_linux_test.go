@@ -1,0 +1,80 @@
+package accel
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestBuildAdvisesHugePages checks that a build's leaf rows and wide nodes
+// lie in memory advised for transparent huge pages (see hugepages.go):
+// the mapping that holds their first whole huge page carries the "hg" flag
+// (VM_HUGEPAGE) in /proc/self/smaps.
+func TestBuildAdvisesHugePages(t *testing.T) {
+	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(mode), "[never]") {
+		t.Skip("transparent huge pages are off or unknown here")
+	}
+	if !(simdAvailable || leafAsm) {
+		t.Skip("no leaf rows on this build")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	pos, idx := randomSoup(rng, 300000, 0.01) // rows of 10.8 MB, wide nodes of about 3 MB
+	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct {
+		name string
+		p    unsafe.Pointer
+		n    uintptr
+	}{
+		{"rows", unsafe.Pointer(unsafe.SliceData(b.rows)), uintptr(cap(b.rows)) * 4},
+		{"wide", unsafe.Pointer(unsafe.SliceData(b.wide)), uintptr(cap(b.wide)) * unsafe.Sizeof(wideNode{})},
+	} {
+		page := (uintptr(a.p) + hugePageSize - 1) &^ (hugePageSize - 1)
+		if page+hugePageSize > uintptr(a.p)+a.n {
+			t.Fatalf("%s: %d bytes hold no whole huge page; the test needs a larger scene", a.name, a.n)
+		}
+		flags, err := vmFlagsAt(page)
+		if err != nil {
+			t.Skip(err)
+		}
+		if !strings.Contains(" "+flags+" ", " hg ") {
+			t.Errorf("%s: the mapping at %#x has VmFlags %q, without hg (MADV_HUGEPAGE)", a.name, page, flags)
+		}
+	}
+}
+
+// vmFlagsAt returns the VmFlags line of the mapping in /proc/self/smaps
+// that holds address a.
+func vmFlagsAt(a uintptr) (string, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if lo, hi, ok := strings.Cut(strings.Fields(line + " x")[0], "-"); ok && !strings.HasSuffix(line, ":") {
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 == nil && err2 == nil {
+				in = uint64(a) >= l && uint64(a) < h
+				continue
+			}
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", os.ErrNotExist
+}
