@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/raypipe/raypipe/internal/meshgen"
+	"github.com/raypipe/raypipe/internal/raygen"
 	"github.com/raypipe/raypipe/vec"
 )
 
@@ -324,6 +326,77 @@ func TestTLASBatchSoleInstanceMatchesSingleRays(t *testing.T) {
 				if mask != 0xf0 && n < 200 {
 					t.Fatalf("mask %#x: only %d hits", mask, n)
 				}
+			}
+		}
+	}
+}
+
+// TestCoherentBatchChoosesByStepsPerHit checks walkCoherent on a camera's
+// primary rays: over a terrain, whose walks take about 8 steps per hit,
+// every ray stays interleaved; over a triangle soup, about 17, the rays
+// after the sample are traced alone. Either way every answer is the
+// single-ray query's (and IntersectBatch's, Intersect's).
+func TestCoherentBatchChoosesByStepsPerHit(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("the assembly batch walks run in the scalar amd64 build on AVX2 processors only")
+	}
+	for _, c := range []struct {
+		name      string
+		pos       []vec.Vec3
+		idx       []uint32
+		wantAlone bool
+	}{
+		{"terrain", nil, nil, false},
+		{"soup", nil, nil, true},
+	} {
+		if c.name == "terrain" {
+			c.pos, c.idx = meshgen.Terrain(100000, 3)
+		} else {
+			c.pos, c.idx = meshgen.Soup(100000, 3)
+		}
+		b, err := BuildBLAS([]Geometry{TriangleGeometry(c.pos, c.idx)}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rays []Ray
+		for _, r := range raygen.Primary(raygen.BoundsOf(c.pos), 96, 96) {
+			rays = append(rays, Ray{Origin: r.Origin, TMin: r.TMin, Direction: r.Dir, TMax: r.TMax})
+		}
+		if !coherent(rays) || !b.interleaves() {
+			t.Fatalf("%s: coherent %v, interleaves %v: the test needs both", c.name, coherent(rays), b.interleaves())
+		}
+		var res batchResults
+		q, _ := res.query(&b.self, rays, false)
+		var alone []int
+		res.walkCoherent(&q, func(i int) { alone = append(alone, i) })
+		if got := len(alone) > 0; got != c.wantAlone {
+			t.Errorf("%s: %d of %d rays traced alone, %d steps over the batch; want alone %v", c.name, len(alone), len(rays), q.steps, c.wantAlone)
+		}
+		if c.wantAlone && len(alone) < len(rays)/2 {
+			t.Errorf("%s: only %d of %d rays traced alone", c.name, len(alone), len(rays))
+		}
+		for _, i := range alone {
+			if res.status[i] != rayAnswered {
+				t.Fatalf("%s: ray %d traced alone has status %d", c.name, i, res.status[i])
+			}
+		}
+		for i, r := range rays {
+			if res.status[i] == rayAnswered {
+				continue
+			}
+			org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+			var h fastHit
+			if want := b.queryAVX2(&org, &dir, r.TMin, r.TMax, rayClosest, &h); int(res.status[i]) != want || (want == rayHit && res.hits[i] != h) {
+				t.Fatalf("%s ray %d: batch status %d hit %+v, alone %d %+v", c.name, i, res.status[i], res.hits[i], want, h)
+			}
+		}
+		hits, found := make([]Hit, len(rays)), make([]bool, len(rays))
+		if err := b.IntersectBatch(rays, 0, hits, found); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rays {
+			if h, ok := b.Intersect(r, 0); ok != found[i] || h != hits[i] {
+				t.Fatalf("%s ray %d: IntersectBatch %v %+v, Intersect %v %+v", c.name, i, found[i], hits[i], ok, h)
 			}
 		}
 	}

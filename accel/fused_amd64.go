@@ -105,6 +105,9 @@ const (
 	rayMiss   = 0 // no triangle hits
 	rayHit    = 1 // h holds the hit (closest, or the first committed)
 	rayGoMust = 2 // Go must walk: a ray with a zero (or tiny) direction component, an edge case or a deep stack
+	// rayAnswered marks a batch's ray that Go has answered already
+	// (batchResults.walkCoherent); the walks never return it.
+	rayAnswered = 3
 )
 
 // rayWalkAVX2 is a whole query of a BLAS (its blasArrays, as separate
@@ -134,15 +137,18 @@ func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows i
 // assembly hard-codes its layout (asserted below).
 type batchQuery struct {
 	blasArrays
-	rays   *Ray // the n rays
-	n      int
-	next   int      // the next ray a lane takes: 0 at the call
+	rays   *Ray     // the batch's rays
+	n      int      // one past the last ray the lanes take
+	next   int      // the next ray a lane takes: the first at the call
 	status *uint8   // n results: rayMiss, rayHit or rayGoMust
 	hits   *fastHit // n hits, set for each rayHit
 	first  bool     // batchWalkAVX2: stop at the first hit committed
 	// placed: the rays are in the BLAS's object space already (an
 	// instance's); else they are placed as BLAS.Intersect places them.
 	placed bool
+	// steps counts the steps (nodes and leaves) the walks took, added to
+	// at the end of each call.
+	steps int
 }
 
 var (
@@ -151,6 +157,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.hits)-72]
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.first)-80]
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.placed)-81]
+	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.steps)-88]
 	_ = [1]struct{}{}[unsafe.Sizeof(fastHit{})-20]
 	_ = [1]struct{}{}[unsafe.Sizeof(Ray{})-32]
 )

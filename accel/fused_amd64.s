@@ -484,9 +484,11 @@ nowt: \
 	MOVQ AX, 112(DI)
 
 // The frame of the batch walks: the walks' (to HITV), the lane whose
-// turn it is, the lanes with a ray (a bit each), and the lanes.
+// turn it is, the lanes with a ray (a bit each), the steps taken (yields,
+// added to q.steps at the end) and the lanes.
 #define BLANE 480
 #define BLIVE 488
+#define BSTEPS 496
 #define BLANES 512
 
 // BATCHINIT sets every lane up without a ray, with the walk's
@@ -507,6 +509,7 @@ lanes: \
 	JLT     lanes \
 	MOVQ    $0xff, BLIVE(SP) \
 	MOVQ    $0, BLANE(SP) \
+	MOVQ    $0, BSTEPS(SP) \
 	LEAQ    BLANES(SP), DI \
 	JMP     lanedone
 
@@ -532,17 +535,19 @@ resume: \
 
 // BATCHLANES is the batch walks' lane handling, after their steps (stack
 // entries of 1<<shift bytes). At yield a lane has found its next node or
-// leaf: it saves cur's node and the stack height (cur's near distance has
-// passed its check, and no step reads it again), prefetches cur and lets
-// the next lane step. At lanedone a lane's walk is over (its answer:
+// leaf: it counts the step, saves cur's node and the stack height (cur's
+// near distance has passed its check, and no step reads it again),
+// prefetches cur and lets the next lane step. At lanedone a lane's walk is over (its answer:
 // found), at lanego Go must walk its ray (rayGoMust); either way the lane
 // takes the next ray of the batch (placed as BLAS.Intersect places it,
 // unless q.placed; RAYSETUP, after the checks of rayUsable and TMin <=
 // TMax; rays that fail them are left to Go) and goes on at resume, or,
 // with none left, drops out. nextlane moves to the next lane with a ray,
-// in turn; the call returns when no lane has one.
+// in turn; the call returns when no lane has one, adding its steps to
+// q.steps.
 #define BATCHLANES(shift) \
 yield: \
+	INCQ    BSTEPS(SP) \
 	MOVL    R10, 88(DI) \
 	MOVQ    BX, AX \
 	SUBQ    56(DI), AX \
@@ -621,6 +626,9 @@ idle: \
 	MOVQ    AX, BLIVE(SP) \
 	TESTQ   AX, AX \
 	JNZ     nextlane \
+	MOVQ    BSTEPS(SP), AX \
+	MOVQ    q+0(FP), CX \
+	ADDQ    AX, 88(CX)       /* q.steps */ \
 	VZEROUPPER \
 	RET \
 nextlane: \

@@ -35,6 +35,7 @@ const (
 	rayMiss = iota
 	rayHit
 	rayGoMust
+	rayAnswered
 )
 
 func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) int {
@@ -52,6 +53,7 @@ type batchQuery struct {
 	status        *uint8
 	hits          *fastHit
 	first, placed bool
+	steps         int
 }
 
 func batchWalkAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }
