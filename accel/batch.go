@@ -133,7 +133,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	}
 	if flags&fastUnsupported != 0 || b == nil || !b.interleaves() || (!b.queriesInAsm() && coherent(rays)) {
 		for i := range rays {
-			hits[i], found[i] = b.Intersect(rays[i], flags)
+			found[i] = b.intersectTo(&rays[i], flags, &hits[i])
 		}
 		return nil
 	}

@@ -91,13 +91,23 @@ func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 
 // Intersect returns the closest hit of r against the BLAS alone.
 func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
+	ok = b.intersectTo(&r, flags, &hit)
+	return hit, ok
+}
+
+// intersectTo is Intersect storing the hit (Hit{} for none) in out, so
+// that batches traced ray by ray write their hits in place.
+func (b *BLAS) intersectTo(r *Ray, flags RayFlags, out *Hit) bool {
 	if flags&fastUnsupported != 0 || b == nil || b.typ != GeometryTriangles {
-		return b.intersectSlow(r, flags)
+		var ok bool
+		*out, ok = b.intersectSlow(*r, flags)
+		return ok
 	}
-	// The fast path, with the hit built here rather than copied out of
-	// another frame: the whole query in one assembly call (queryAVX2) where it can, else in Go.
-	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return Hit{}, false
+	// The fast path: the whole query in one assembly call (queryAVX2)
+	// where it can, else in Go.
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+		*out = Hit{}
+		return false
 	}
 	org, dir := identityPoint(r.Origin), identityVector(r.Direction)
 	var h fastHit
@@ -106,13 +116,14 @@ func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
 		status = b.queryAVX2(&org, &dir, r.TMin, r.TMax, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h)
 	}
 	if status == rayGoMust {
-		status = b.intersectGo(&r, flags, &h)
+		status = b.intersectGo(r, flags, &h)
 	}
 	if status == rayMiss {
-		return Hit{}, false
+		*out = Hit{}
+		return false
 	}
-	setHit(&hit, &b.self, 0, &org, &dir, &h, flags|RayFlagSkipProceduralPrimitives)
-	return hit, true
+	setHit(out, &b.self, 0, &org, &dir, &h, flags|RayFlagSkipProceduralPrimitives)
+	return true
 }
 
 // intersectGo walks r in Go for Intersect's fast path (rayHit or rayMiss),
