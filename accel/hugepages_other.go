@@ -6,6 +6,3 @@ import "unsafe"
 
 // adviseHugePages does nothing here (see hugepages.go).
 func adviseHugePages(p unsafe.Pointer, n uintptr) {}
-
-// collapseHugePages does nothing here (see hugepages.go).
-func collapseHugePages(p unsafe.Pointer, n uintptr) {}

@@ -19,7 +19,6 @@ func leafRows(nodes []node, tris []triVerts) []float32 {
 		return nil
 	}
 	rows := hugeSlice[float32](9*len(tris)+8, 9*len(tris)+8)
-	defer settleHugePages(rows)
 	parallelChunks(splitWork(len(nodes)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := &nodes[i]

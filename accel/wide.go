@@ -155,9 +155,7 @@ func widen(nodes []node) []wideNode {
 	if cap(out) > reserve {
 		return cloneHuge(out, len(out))
 	}
-	out = slices.Clip(out)
-	settleHugePages(out)
-	return out
+	return slices.Clip(out)
 }
 
 func (w *wideNode) clear() {
