@@ -14,9 +14,9 @@ import "unsafe"
 // builds here, for these two arrays (hugeSlice): cmd/embreecmp on the 1M
 // and 2M terrain and soup, two runs each way, ratios of the medians:
 // shadow and incoherent single rays 1.04-1.28x, their batches
-// 1.05-1.16x, primary rays 0.95-1.15x; raypipe bench, three runs each
-// way: shadow and incoherent rays 1.05-1.20x, builds 1.0-1.1x (a huge
-// page faults in at once, where 512 small ones fault one by one).
+// 1.05-1.16x, primary rays 0.95-1.15x; raypipe bench (1M terrain), nine
+// runs against twelve: shadow and incoherent rays 1.14x and 1.17x
+// (medians), builds within the runs' swing.
 // Elsewhere, and where the kernel has no huge page to give, the arrays
 // are ordinary memory; the advice changes no value in them.
 
