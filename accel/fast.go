@@ -416,6 +416,19 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
 }
 
+// rayAVX2 runs rayIntersectAVX2 (modes rayClosest, rayFirst) or
+// rayOccludedAVX2 (rayOcclude) on b for the Ray at r, which they check
+// and place themselves, and returns their result (rayGoMust for a ray
+// that fails the checks too). The arrays go field by field, as in
+// queryAVX2.
+func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
+	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+	if mode == rayOcclude {
+		return rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, false, h)
+	}
+	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
+}
+
 // queriesInAsm reports whether queries on b run whole in queryAVX2: in the
 // scalar build (the vector build keeps its own walks) where the fused
 // AVX2 walks run and b has leaf rows.
@@ -604,15 +617,14 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 }
 
 func (b *BLAS) occludedFast(r Ray) bool {
-	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return false
-	}
 	if b.queriesInAsm() {
-		org, dir := identityPoint(r.Origin), identityVector(r.Direction)
 		var h fastHit
-		if s := b.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h); s != rayGoMust {
+		if s := b.rayAVX2(&r, rayOcclude, &h); s != rayGoMust {
 			return s == rayHit
 		}
+	}
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return false
 	}
 	return b.occludedGo(&r)
 }

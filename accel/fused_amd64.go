@@ -132,6 +132,19 @@ func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int,
 //go:noescape
 func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 
+// rayIntersectAVX2 is rayWalkAVX2 for the Ray at r in the BLAS's own
+// space, as BLAS.Intersect places it, checked (rayUsable, TMin <= TMax)
+// by the routine itself: rays that fail the checks come back rayGoMust.
+//
+//go:noescape
+func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+
+// rayOccludedAVX2 is rayOccludeAVX2 for the Ray at r, as
+// rayIntersectAVX2 (first and h unused).
+//
+//go:noescape
+func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+
 // batchQuery is a batch for batchWalkAVX2 or batchOccludeAVX2: the
 // BLAS's arrays, the rays, where their results go and the walk's mode. The
 // assembly hard-codes its layout (asserted below).

@@ -533,6 +533,32 @@ resume: \
 	ENTRY(size, lanego, resumeleaf) \
 	LOADNODE
 
+// RAYCHECK goes on at bad unless the ray with origin and tMin in X0,
+// direction and tMax in X1 passes the checks of rayUsable that RAYSETUP
+// does not make (a finite origin and direction; TMin and TMax not NaN)
+// and has TMin <= TMax. It clobbers CX, X2, X3, X5 and X7.
+#define RAYCHECK(bad) \
+	MOVL    $0x7fffffff, CX \
+	VMOVD   CX, X5 \
+	VBROADCASTSS X5, X5 \
+	MOVL    $0x7f7fffff, CX \
+	VMOVD   CX, X7 \
+	VBROADCASTSS X7, X7 \
+	VANDPS  X5, X0, X2 \
+	VCMPPS  $2, X7, X2, X2 \
+	VANDPS  X5, X1, X3 \
+	VCMPPS  $2, X7, X3, X3 \
+	VANDPS  X3, X2, X2 \
+	VMOVMSKPS X2, CX \
+	ANDL    $7, CX \
+	CMPL    CX, $7 \
+	JNE     bad              /* origin or direction not finite */ \
+	VPERMILPS $0xff, X0, X2 \
+	VPERMILPS $0xff, X1, X3 \
+	VUCOMISS X3, X2 \
+	JPS     bad              /* TMin or TMax NaN */ \
+	JHI     bad              /* TMin > TMax */
+
 // BATCHLANES is the batch walks' lane handling, after their steps (stack
 // entries of 1<<shift bytes). At yield a lane has found its next node or
 // leaf: it counts the step, saves cur's node and the stack height (cur's
@@ -588,26 +614,7 @@ take: \
 	JNE     placed           /* rays already in object space */ \
 	VADDPS  plusZero<>(SB), X0, X0 /* identityPoint; tMin + -0 is tMin */ \
 placed: \
-	MOVL    $0x7fffffff, CX \
-	VMOVD   CX, X5 \
-	VBROADCASTSS X5, X5 \
-	MOVL    $0x7f7fffff, CX \
-	VMOVD   CX, X7 \
-	VBROADCASTSS X7, X7 \
-	VANDPS  X5, X0, X2 \
-	VCMPPS  $2, X7, X2, X2 \
-	VANDPS  X5, X1, X3 \
-	VCMPPS  $2, X7, X3, X3 \
-	VANDPS  X3, X2, X2 \
-	VMOVMSKPS X2, CX \
-	ANDL    $7, CX \
-	CMPL    CX, $7 \
-	JNE     badray           /* origin or direction not finite */ \
-	VPERMILPS $0xff, X0, X2 \
-	VPERMILPS $0xff, X1, X3 \
-	VUCOMISS X3, X2 \
-	JPS     badray           /* TMin or TMax NaN */ \
-	JHI     badray           /* TMin > TMax */ \
+	RAYCHECK(badray) \
 	RAYSETUP(badray) \
 	MOVQ    72(SI), AX \
 	LEAQ    (R11)(R11*4), CX \
@@ -650,9 +657,7 @@ seek: \
 // RAYQUERY sets the lane of a one-call query up for its ray (the
 // arguments of rayWalkAVX2): the ray read one float at a time (callers
 // have just stored it so, and wider loads could not be forwarded from
-// those stores), RAYSETUP, the lane's constants (stack limit limit) and
-// the frame and registers of the walk's first step, which is the root's.
-// A ray RAYSETUP refuses goes on at gomust.
+// those stores), then RAYSTART. A ray RAYSETUP refuses goes on at gomust.
 #define RAYQUERY(limit) \
 	MOVQ         org+40(FP), AX \
 	VMOVSS       0(AX), X0 \
@@ -664,11 +669,39 @@ seek: \
 	VINSERTPS    $0x10, 4(AX), X1, X1 \
 	VINSERTPS    $0x20, 8(AX), X1, X1 \
 	VINSERTPS    $0x30, tMax+60(FP), X1, X1 /* direction, tMax */ \
+	RAYSTART(limit, h+72(FP))
+
+// RAYQUERYRAY is RAYQUERY for the Ray at r (the arguments of
+// rayIntersectAVX2): read a float at a time as RAYQUERY reads it, checked
+// (RAYCHECK: rays that fail go on at gomust) and placed as BLAS.Intersect
+// places it (its origin plus +0, as identityPoint; its direction as it
+// is, which identityVector leaves alone for a direction without zero
+// components, the only ones RAYSETUP takes).
+#define RAYQUERYRAY(limit) \
+	MOVQ         r+40(FP), AX \
+	VMOVSS       0(AX), X0 \
+	VINSERTPS    $0x10, 4(AX), X0, X0 \
+	VINSERTPS    $0x20, 8(AX), X0, X0 \
+	VINSERTPS    $0x30, 12(AX), X0, X0 /* origin, tMin */ \
+	VMOVSS       16(AX), X1 \
+	VINSERTPS    $0x10, 20(AX), X1, X1 \
+	VINSERTPS    $0x20, 24(AX), X1, X1 \
+	VINSERTPS    $0x30, 28(AX), X1, X1 /* direction, tMax */ \
+	RAYCHECK(gomust) \
+	VADDPS       plusZero<>(SB), X0, X0 \
+	RAYSTART(limit, h+56(FP))
+
+// RAYSTART sets the lane of a one-call query up for the ray with origin
+// and tMin in X0, direction and tMax in X1: RAYSETUP, the lane's
+// constants (stack limit limit; the hit at hp) and the frame and
+// registers of the walk's first step, which is the root's. A ray
+// RAYSETUP refuses goes on at gomust.
+#define RAYSTART(limit, hp) \
 	LEAQ         RLANE(SP), DI \
 	RAYSETUP(gomust) \
 	LEAQ         wide+0(FP), SI \
 	LANECONSTS(limit) \
-	MOVQ         h+72(FP), AX \
+	MOVQ         hp, AX \
 	MOVQ         AX, 72(DI) \
 	MOVQ         48(DI), DX \
 	TRIFRAME \
@@ -680,16 +713,16 @@ seek: \
 
 // RAYDONE ends a one-call query: at finished the walk is over (rayHit
 // if it found a hit, else rayMiss), at gomust Go must walk the ray
-// (rayGoMust).
-#define RAYDONE \
+// (rayGoMust); the status goes to st.
+#define RAYDONE(st) \
 finished: \
 	MOVBQZX 105(DI), AX \
 	VZEROUPPER \
-	MOVQ    AX, status+80(FP) \
+	MOVQ    AX, st \
 	RET \
 gomust: \
 	VZEROUPPER \
-	MOVQ    $2, status+80(FP) \
+	MOVQ    $2, st \
 	RET
 
 // PREFETCHBELOW prefetches the entry below the top of the closest-hit
@@ -1018,7 +1051,7 @@ TEXT ·rayWalkAVX2(SB), $1504-88
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, leaf)
 	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, gomust, finished)
-	RAYDONE
+	RAYDONE(status+80(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1029,7 +1062,30 @@ TEXT ·rayOccludeAVX2(SB), $1504-88
 	RAYQUERY(120)
 	ENTRY(4, gomust, leaf)
 	OCCLUDESTEPS(leaf, loop, leaf, loop, OCCPREFETCHBELOW, gomust, finished)
-	RAYDONE
+	RAYDONE(status+80(FP))
+
+// func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+//
+// rayWalkAVX2 for the Ray at r, which it checks and places itself
+// (RAYQUERYRAY).
+TEXT ·rayIntersectAVX2(SB), $1504-72
+	NO_LOCAL_POINTERS
+	RAYQUERYRAY(56)
+	MOVB  first+48(FP), AX
+	MOVB  AX, 104(DI)
+	ENTRY(8, gomust, leaf)
+	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, gomust, finished)
+	RAYDONE(status+64(FP))
+
+// func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+//
+// rayOccludeAVX2 for the Ray at r, as rayIntersectAVX2.
+TEXT ·rayOccludedAVX2(SB), $1504-72
+	NO_LOCAL_POINTERS
+	RAYQUERYRAY(120)
+	ENTRY(4, gomust, leaf)
+	OCCLUDESTEPS(leaf, loop, leaf, loop, OCCPREFETCHBELOW, gomust, finished)
+	RAYDONE(status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
 //

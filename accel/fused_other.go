@@ -46,6 +46,14 @@ func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows i
 	panic("accel: no AVX2 walk on this architecture")
 }
 
+func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
+func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
 type batchQuery struct {
 	blasArrays
 	rays          *Ray

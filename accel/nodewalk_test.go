@@ -709,3 +709,71 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestRayEntryMatchesQuery checks rayIntersectAVX2 and rayOccludedAVX2,
+// which check and place the Ray themselves, against queryAVX2 on the ray
+// placed and checked in Go (rayUsable, TMin <= TMax; rays that fail must
+// come back rayGoMust): status and hit bit for bit, all three modes, with
+// NaN and infinite components, TMin > TMax, zero directions and -0
+// origins among the rays. It fails if the entry skips a check (TMin >
+// TMax, say) or reads a field at the wrong offset. (Whether the origin
+// gets its +0 it cannot see: a -0 origin gives the same answers.)
+func TestRayEntryMatchesQuery(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("the assembly queries run in the scalar amd64 build on AVX2 processors only")
+	}
+	rng := rand.New(rand.NewPCG(71, 72))
+	f := math.Float32bits
+	nz := float32(math.Copysign(0, -1))
+	inf := float32(math.Inf(1))
+	for name, sc := range nodeWalkScenes(t) {
+		b := sc.b
+		rays := nodeWalkRays(rng, sc.pos, 3000)
+		for i := range rays {
+			switch i % 17 {
+			case 1:
+				rays[i].TMin, rays[i].TMax = 2, 1
+			case 2:
+				rays[i].Origin.Y = float32(math.NaN())
+			case 3:
+				rays[i].Direction = vec.Vec3{}
+			case 4:
+				rays[i].TMax = float32(math.NaN())
+			case 5:
+				rays[i].Origin.Z = nz
+			case 6:
+				rays[i].Direction.Z = inf
+			case 7:
+				rays[i].TMin = float32(math.NaN())
+			case 8:
+				rays[i].Origin.X = -inf
+			case 9:
+				rays[i].TMax = inf
+			}
+		}
+		for mode := rayClosest; mode <= rayOcclude; mode++ {
+			var count [3]int
+			for i, r := range rays {
+				want := rayGoMust
+				var h fastHit
+				if r.TMin <= r.TMax && rayUsable(&r) {
+					org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+					want = b.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, &h)
+				}
+				var g fastHit
+				got := b.rayAVX2(&r, mode, &g)
+				count[got]++
+				if got != want {
+					t.Fatalf("%s mode %d ray %d %+v: entry status %d, query %d", name, mode, i, r, got, want)
+				}
+				if got == rayHit && mode != rayOcclude &&
+					(f(g.t) != f(h.t) || f(g.u) != f(h.u) || f(g.v) != f(h.v) || g.slot != h.slot || g.front != h.front) {
+					t.Fatalf("%s mode %d ray %d %+v: entry hit %+v, query %+v", name, mode, i, r, g, h)
+				}
+			}
+			if count[rayMiss] < 300 || count[rayHit] < 300 || count[rayGoMust] < 300 {
+				t.Errorf("%s mode %d: %v [miss hit go]: too few of one to compare", name, mode, count)
+			}
+		}
+	}
+}

@@ -103,25 +103,25 @@ func (b *BLAS) intersectTo(r *Ray, flags RayFlags, out *Hit) bool {
 		*out, ok = b.intersectSlow(*r, flags)
 		return ok
 	}
-	// The fast path: the whole query in one assembly call (queryAVX2)
-	// where it can, else in Go.
-	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
-		*out = Hit{}
-		return false
-	}
-	org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+	// The fast path: the whole query, the ray's checks included, in one
+	// assembly call (rayAVX2) where it can, else in Go.
 	var h fastHit
 	status := rayGoMust
 	if b.queriesInAsm() {
-		status = b.queryAVX2(&org, &dir, r.TMin, r.TMax, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h)
+		status = b.rayAVX2(r, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h)
 	}
 	if status == rayGoMust {
+		if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+			*out = Hit{}
+			return false
+		}
 		status = b.intersectGo(r, flags, &h)
 	}
 	if status == rayMiss {
 		*out = Hit{}
 		return false
 	}
+	org, dir := identityPoint(r.Origin), identityVector(r.Direction)
 	setHit(out, &b.self, 0, &org, &dir, &h, flags|RayFlagSkipProceduralPrimitives)
 	return true
 }
