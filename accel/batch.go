@@ -387,17 +387,15 @@ func (res *batchResults) intersected(hits []Hit, found []bool, hit func(i int), 
 	}
 }
 
-// soleInstance returns t's instance when t has exactly one, active under
-// mask, over a triangle BLAS whose batches interleave in assembly: t's
-// batches then run as that BLAS's on the rays in its object space, which
-// gives TLAS.Intersect's answers (the instance's world box only culls rays
-// that its BLAS's walk misses anyway). Else it returns nil.
+// soleInstance returns t's only instance when t's batches may run as its
+// BLAS's on the rays in its object space (soleQuery) and that BLAS's
+// batches interleave in assembly; else nil.
 func (t *TLAS) soleInstance(flags RayFlags, mask uint8) *instance {
-	if flags&fastUnsupported != 0 || t == nil || len(t.instances) != 1 {
+	if flags&fastUnsupported != 0 {
 		return nil
 	}
-	in := &t.instances[0]
-	if !in.active() || in.mask&mask == 0 || in.blas.typ != GeometryTriangles || !in.blas.queriesInAsm() || !in.blas.interleaves() {
+	in := t.soleQuery(mask)
+	if in == nil || !in.blas.interleaves() {
 		return nil
 	}
 	return in

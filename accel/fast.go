@@ -68,6 +68,35 @@ func (o *objectRay) place(in *instance, r *Ray) {
 	o.dir = m.TransformVector(r.Direction)
 }
 
+// placeFinite returns r placed in the object space of in, as place
+// places it, and whether its origin and direction are finite.
+func (in *instance) placeFinite(r *Ray) (org, dir vec.Vec3, ok bool) {
+	m := &in.worldToObject
+	org, dir = m.TransformPoint(r.Origin), m.TransformVector(r.Direction)
+	return org, dir, org.IsFinite() && dir.IsFinite()
+}
+
+// intersectSole is TLAS.Intersect's query of its sole instance in
+// (soleQuery) for the checked ray r: in's BLAS walked alone, in assembly,
+// on r placed in its object space, the hit stored in out. done is false
+// where Go must walk the ray through the top level instead (a placed ray
+// that is not finite, or one the assembly leaves to Go).
+func (in *instance) intersectSole(r *Ray, flags RayFlags, out *Hit) (ok, done bool) {
+	org, dir, finite := in.placeFinite(r)
+	if !finite {
+		return false, false
+	}
+	var h fastHit
+	switch in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h) {
+	case rayMiss:
+		return false, true
+	case rayHit:
+		setHit(out, in, 0, &org, &dir, &h, flags)
+		return true, true
+	}
+	return false, false
+}
+
 // placeSelf is place for a BLAS's own identity instance.
 func (o *objectRay) placeSelf(r *Ray) {
 	o.org = identityPoint(r.Origin)
@@ -662,6 +691,14 @@ func (t *TLAS) occludedDeep(r *Ray, mask uint8) bool {
 func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
 		return false, true
+	}
+	if in := t.soleQuery(mask); in != nil {
+		if org, dir, ok := in.placeFinite(r); ok {
+			var h fastHit
+			if s := in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h); s != rayGoMust {
+				return s == rayHit, true
+			}
+		}
 	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)

@@ -19,6 +19,11 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return Hit{}, false
 	}
+	if in := t.soleQuery(m8); in != nil {
+		if ok, done := in.intersectSole(&r, flags, &hit); done {
+			return hit, ok
+		}
+	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
 	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0

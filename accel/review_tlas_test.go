@@ -191,3 +191,44 @@ func TestReviewEmptyAndProceduralBLASBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestTLASSoleInstanceMatchesTraversal checks the queries of a TLAS of
+// one instance, which skip the top level (soleQuery: single queries and,
+// the BLAS being past the size from which assembly batches interleave,
+// batches too), against the Traversal, which tests the instance's world
+// box first: transforms that rotate, mirror, and scale so much that
+// object-space rays overflow; an instance mask that some queries exclude;
+// and a stale top level after the BLAS was updated to other bounds, whose
+// box must still cull what it culled (the sole shortcut is off then).
+func TestTLASSoleInstanceMatchesTraversal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	pos, idx := randomSoup(rng, 70000, 0.05)
+	b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, BuildAllowUpdate)
+	if haveAVX2 && !useSIMD && !b.interleaves() {
+		t.Fatalf("the BLAS (%d bytes) is too small for the assembly batches", b.traversalBytes())
+	}
+	rays := reviewRays(rng, 900, 2)
+	for i, xf := range []vec.Mat3x4{randomRotation(rng), vec.Scale3x4(vec.V3(-1, 1, 1)), vec.Scale3x4(vec.V3(1e30, 1e30, 1e30)), vec.Scale3x4(vec.V3(1e-30, 1, 1))} {
+		for _, im := range []uint8{0xff, 0x10} {
+			tl := mustTLAS(t, []Instance{{Transform: xf, InstanceMask: im, BLAS: b, Flags: InstanceTriangleFrontCounterClockwise}}, BuildAllowUpdate)
+			if haveAVX2 && !useSIMD && tl.soleQuery(0xff) == nil {
+				t.Fatalf("transform %d: no sole instance", i)
+			}
+			checkTLASQueries(t, "sole", tl, rays)
+		}
+	}
+	tl := mustTLAS(t, []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}, BuildAllowUpdate)
+	moved := slices.Clone(pos)
+	for i := range moved {
+		moved[i] = moved[i].Scale(1.6)
+	}
+	if err := b.Update([]Geometry{TriangleGeometry(moved, idx)}); err != nil {
+		t.Fatal(err)
+	}
+	if tl.soleQuery(0xff) != nil {
+		t.Fatal("a stale top level still skipped")
+	}
+	if h := checkTLASQueries(t, "stale", tl, rays); h < 100 {
+		t.Fatalf("stale: only %d hits", h)
+	}
+}

@@ -630,6 +630,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	t.wide = widen(t.nodes)
 	t.deriveOpacity()
 	t.deriveBLASBytes()
+	t.deriveSole()
 	return t, nil
 }
 

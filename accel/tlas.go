@@ -48,7 +48,10 @@ type TLAS struct {
 	// blasBytes is the traversal footprint of the distinct BLASes
 	// (deriveBLASBytes): batches interleave from batchMinBytes.
 	blasBytes uint64
-	order     []uint32 // leaf slot -> instance index
+	// soleBounds is, for a TLAS of one active instance, the bounds its
+	// BLAS had when the top level was last built (deriveSole); else empty.
+	soleBounds AABB
+	order      []uint32 // leaf slot -> instance index
 }
 
 // BuildTLAS builds a top-level acceleration structure
@@ -121,6 +124,35 @@ func (t *TLAS) build() {
 	t.wide = widen(t.nodes)
 	t.deriveOpacity()
 	t.deriveBLASBytes()
+	t.deriveSole()
+}
+
+// deriveSole sets soleBounds.
+func (t *TLAS) deriveSole() {
+	t.soleBounds = emptyAABB()
+	if len(t.instances) == 1 && t.instances[0].active() {
+		t.soleBounds = t.instances[0].blas.Bounds()
+	}
+}
+
+// soleQuery returns t's only instance when a query under mask may skip
+// the top level and walk the instance's BLAS alone, in assembly: the
+// instance is active under mask, its BLAS holds triangles, its queries
+// run in assembly (queriesInAsm), and it still has the bounds the top
+// level was built from. The top level would only test the instance's
+// world box, which then holds every hit the BLAS's walk can find, so it
+// culls no ray that the walk does not miss anyway. (After the BLAS is
+// updated to other bounds, the stale top level must keep culling as it
+// did: queries walk the same stale boxes.) Else it returns nil.
+func (t *TLAS) soleQuery(mask uint8) *instance {
+	if t == nil || len(t.instances) != 1 {
+		return nil
+	}
+	in := &t.instances[0]
+	if !in.active() || in.mask&mask == 0 || in.blas.typ != GeometryTriangles || !in.blas.queriesInAsm() || in.blas.Bounds() != t.soleBounds {
+		return nil
+	}
+	return in
 }
 
 // Bounds returns the world-space box around every active instance.

@@ -291,6 +291,7 @@ func (t *TLAS) apply(prep []instance) {
 	}
 	t.deriveOpacity()
 	t.deriveBLASBytes()
+	t.deriveSole()
 }
 
 // slotBox returns the world bounds of the instance in leaf slot s.
