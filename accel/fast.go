@@ -63,16 +63,19 @@ func (o *objectRay) setupSelf(r *Ray) {
 // place sets o's origin and direction to r's in the object space of in,
 // leaving the tests to setupPlaced.
 func (o *objectRay) place(in *instance, r *Ray) {
+	o.org, o.dir = in.place(r)
+}
+
+// place returns r's origin and direction in the object space of in.
+func (in *instance) place(r *Ray) (org, dir vec.Vec3) {
 	m := &in.worldToObject
-	o.org = m.TransformPoint(r.Origin)
-	o.dir = m.TransformVector(r.Direction)
+	return m.TransformPoint(r.Origin), m.TransformVector(r.Direction)
 }
 
 // placeFinite returns r placed in the object space of in, as place
 // places it, and whether its origin and direction are finite.
 func (in *instance) placeFinite(r *Ray) (org, dir vec.Vec3, ok bool) {
-	m := &in.worldToObject
-	org, dir = m.TransformPoint(r.Origin), m.TransformVector(r.Direction)
+	org, dir = in.place(r)
 	return org, dir, org.IsFinite() && dir.IsFinite()
 }
 
@@ -393,12 +396,13 @@ func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh 
 	return all, all
 }
 
-// walkObject is walk for a ray placed in b's object space (o.org and
-// o.dir set, the tests not set up): the whole query in one rayWalkAVX2 or rayOccludeAVX2 call
-// where it can, else set up and walked in Go.
-func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit) bool {
+// walkPlaced is walk for the ray placed at org, dir in b's object space:
+// the whole query in one rayWalkAVX2 call where it can, else set up and
+// walked in Go (walkPlacedGo). It keeps no objectRay of its own, which
+// Go would zero at every call.
+func (b *BLAS) walkPlaced(org, dir *vec.Vec3, tMin float32, tMax *float32, first bool, h *fastHit) bool {
 	if b.queriesInAsm() {
-		switch b.queryAVX2(&o.org, &o.dir, tMin, *tMax, modeFor(first), h) {
+		switch b.queryAVX2(org, dir, tMin, *tMax, modeFor(first), h) {
 		case rayMiss:
 			return false
 		case rayHit:
@@ -406,21 +410,39 @@ func (b *BLAS) walkObject(o *objectRay, tMin float32, tMax *float32, first bool,
 			return true
 		}
 	}
-	o.setupPlaced()
-	return b.walk(o, tMin, tMax, first, h)
+	return b.walkPlacedGo(org, dir, tMin, tMax, first, h)
 }
 
-// occludesObject is occludes for a ray placed in b's object space, as
-// walkObject.
-func (b *BLAS) occludesObject(o *objectRay, tMin, tMax float32) bool {
+// walkPlacedGo is walkPlaced's walk in Go, out of line.
+//
+//go:noinline
+func (b *BLAS) walkPlacedGo(org, dir *vec.Vec3, tMin float32, tMax *float32, first bool, h *fastHit) bool {
+	var o objectRay
+	o.org, o.dir = *org, *dir
+	o.setupPlaced()
+	return b.walk(&o, tMin, tMax, first, h)
+}
+
+// occludesPlaced is occludes for the ray placed at org, dir in b's object
+// space, as walkPlaced.
+func (b *BLAS) occludesPlaced(org, dir *vec.Vec3, tMin, tMax float32) bool {
 	if b.queriesInAsm() {
 		var h fastHit
-		if s := b.queryAVX2(&o.org, &o.dir, tMin, tMax, rayOcclude, &h); s != rayGoMust {
+		if s := b.queryAVX2(org, dir, tMin, tMax, rayOcclude, &h); s != rayGoMust {
 			return s == rayHit
 		}
 	}
+	return b.occludesPlacedGo(org, dir, tMin, tMax)
+}
+
+// occludesPlacedGo is occludesPlaced's walk in Go, out of line.
+//
+//go:noinline
+func (b *BLAS) occludesPlacedGo(org, dir *vec.Vec3, tMin, tMax float32) bool {
+	var o objectRay
+	o.org, o.dir = *org, *dir
 	o.setupPlaced()
-	return b.occludes(o, tMin, tMax)
+	return b.occludes(&o, tMin, tMax)
 }
 
 // Modes of queryAVX2.
@@ -707,7 +729,6 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 	}
 	sp := 0
 	cur := uint32(0)
-	var o objectRay
 	for {
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
@@ -727,8 +748,8 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 			leaf, _ := leafRange(cur)
 			in := &t.instances[t.order[leaf]]
 			if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
-				o.place(in, r)
-				if in.blas.occludesObject(&o, r.TMin, r.TMax) {
+				org, dir := in.place(r)
+				if in.blas.occludesPlaced(&org, &dir, r.TMin, r.TMax) {
 					return true, true
 				}
 			}

@@ -1,5 +1,7 @@
 package accel
 
+import "github.com/raypipe/raypipe/vec"
+
 // The plain queries are for users who only cast rays: every candidate
 // triangle is accepted (as if any-hit always accepted), and procedural
 // primitives are skipped because they need an intersection shader. Use a
@@ -35,7 +37,9 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 	stack[0] = stackEntry{0, r.TMin}
 	sp := 1
 	tMax := r.TMax
-	var o, best objectRay
+	// The best hit's ray, placed (setHit reports it): only origin and
+	// direction, where whole objectRays would be zeroed and copied.
+	var bestOrg, bestDir vec.Vec3
 	var h fastHit
 	bestIdx := ^uint32(0)
 	for sp > 0 {
@@ -57,9 +61,9 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 		if in.mask&m8 == 0 || in.blas.typ != GeometryTriangles {
 			continue
 		}
-		o.place(in, &r)
-		if in.blas.walkObject(&o, r.TMin, &tMax, first, &h) {
-			best, bestIdx = o, idx
+		org, dir := in.place(&r)
+		if in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, first, &h) {
+			bestOrg, bestDir, bestIdx = org, dir, idx
 			if first {
 				break
 			}
@@ -68,7 +72,7 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 	if bestIdx == ^uint32(0) {
 		return Hit{}, false
 	}
-	setHit(&hit, &t.instances[bestIdx], bestIdx, &best.org, &best.dir, &h, flags)
+	setHit(&hit, &t.instances[bestIdx], bestIdx, &bestOrg, &bestDir, &h, flags)
 	return hit, true
 }
 
