@@ -80,17 +80,33 @@ func (in *instance) placeFinite(r *Ray) (org, dir vec.Vec3, ok bool) {
 }
 
 // intersectSole is TLAS.Intersect's query of its sole instance in
-// (soleQuery) for the checked ray r: in's BLAS walked alone, in assembly,
-// on r placed in its object space, the hit stored in out. done is false
-// where Go must walk the ray through the top level instead (a placed ray
-// that is not finite, or one the assembly leaves to Go).
+// (soleQuery): in's BLAS walked alone, in assembly, on r placed in its
+// object space, the hit stored in out. done is false where the top-level
+// walk must answer instead: a ray that fails Intersect's checks, a placed
+// ray that is not finite, or one the assembly leaves to Go. An identity
+// instance's rays go to the BLAS's own entry, which checks and places
+// them itself (rayAVX2): its placing can differ from the matrix's only in
+// the sign of a zero origin component (the inverse of the identity has
+// -0 translations), which changes no slab or triangle test's outcome
+// (zeros compare equal, and an edge function of either zero goes to the
+// exact path); the hit reports the ray as the matrix places it.
 func (in *instance) intersectSole(r *Ray, flags RayFlags, out *Hit) (ok, done bool) {
-	org, dir, finite := in.placeFinite(r)
-	if !finite {
-		return false, false
-	}
 	var h fastHit
-	switch in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h) {
+	mode := modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0)
+	var org, dir vec.Vec3
+	status := rayGoMust
+	if in.identity {
+		status = in.blas.rayAVX2(r, mode, &h)
+		if status == rayHit {
+			org, dir = in.place(r)
+		}
+	} else if r.TMin <= r.TMax && rayUsable(r) {
+		var finite bool
+		if org, dir, finite = in.placeFinite(r); finite {
+			status = in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, &h)
+		}
+	}
+	switch status {
 	case rayMiss:
 		return false, true
 	case rayHit:
@@ -98,6 +114,20 @@ func (in *instance) intersectSole(r *Ray, flags RayFlags, out *Hit) (ok, done bo
 		return true, true
 	}
 	return false, false
+}
+
+// occludedSole is intersectSole for TLAS.Occluded.
+func (in *instance) occludedSole(r *Ray) (occluded, done bool) {
+	var h fastHit
+	status := rayGoMust
+	if in.identity {
+		status = in.blas.rayAVX2(r, rayOcclude, &h)
+	} else if r.TMin <= r.TMax && rayUsable(r) {
+		if org, dir, finite := in.placeFinite(r); finite {
+			status = in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h)
+		}
+	}
+	return status == rayHit, status != rayGoMust
 }
 
 // placeSelf is place for a BLAS's own identity instance.
@@ -713,14 +743,6 @@ func (t *TLAS) occludedDeep(r *Ray, mask uint8) bool {
 func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
 		return false, true
-	}
-	if in := t.soleQuery(mask); in != nil {
-		if org, dir, ok := in.placeFinite(r); ok {
-			var h fastHit
-			if s := in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h); s != rayGoMust {
-				return s == rayHit, true
-			}
-		}
 	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)

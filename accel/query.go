@@ -18,13 +18,13 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 	// frame.
 	flags |= RayFlagSkipProceduralPrimitives
 	m8 := uint8(mask)
-	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return Hit{}, false
-	}
 	if in := t.soleQuery(m8); in != nil {
 		if ok, done := in.intersectSole(&r, flags, &hit); done {
 			return hit, ok
 		}
+	}
+	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
+		return Hit{}, false
 	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
@@ -90,6 +90,11 @@ func (t *TLAS) intersectSlow(r Ray, flags RayFlags, mask uint32) (Hit, bool) {
 // the first hit it finds.
 func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 	if flags&fastUnsupported == 0 && t != nil {
+		if in := t.soleQuery(uint8(mask)); in != nil {
+			if occ, done := in.occludedSole(&r); done {
+				return occ
+			}
+		}
 		return t.occludedFast(r, uint8(mask))
 	}
 	var tr Traversal

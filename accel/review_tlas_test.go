@@ -196,7 +196,8 @@ func TestReviewEmptyAndProceduralBLASBatches(t *testing.T) {
 // one instance, which skip the top level (soleQuery: single queries and,
 // the BLAS being past the size from which assembly batches interleave,
 // batches too), against the Traversal, which tests the instance's world
-// box first: transforms that rotate, mirror, and scale so much that
+// box first: the identity (whose rays take the BLAS's own entry),
+// transforms that rotate, mirror, and scale so much that
 // object-space rays overflow; an instance mask that some queries exclude;
 // and a stale top level after the BLAS was updated to other bounds, whose
 // box must still cull what it culled (the sole shortcut is off then).
@@ -208,11 +209,14 @@ func TestTLASSoleInstanceMatchesTraversal(t *testing.T) {
 		t.Fatalf("the BLAS (%d bytes) is too small for the assembly batches", b.traversalBytes())
 	}
 	rays := reviewRays(rng, 900, 2)
-	for i, xf := range []vec.Mat3x4{randomRotation(rng), vec.Scale3x4(vec.V3(-1, 1, 1)), vec.Scale3x4(vec.V3(1e30, 1e30, 1e30)), vec.Scale3x4(vec.V3(1e-30, 1, 1))} {
+	for i, xf := range []vec.Mat3x4{vec.Identity3x4, randomRotation(rng), vec.Scale3x4(vec.V3(-1, 1, 1)), vec.Scale3x4(vec.V3(1e30, 1e30, 1e30)), vec.Scale3x4(vec.V3(1e-30, 1, 1))} {
 		for _, im := range []uint8{0xff, 0x10} {
 			tl := mustTLAS(t, []Instance{{Transform: xf, InstanceMask: im, BLAS: b, Flags: InstanceTriangleFrontCounterClockwise}}, BuildAllowUpdate)
 			if haveAVX2 && !useSIMD && tl.soleQuery(0xff) == nil {
 				t.Fatalf("transform %d: no sole instance", i)
+			}
+			if id := tl.instances[0].identity; id != (i == 0) {
+				t.Fatalf("transform %d: identity %v", i, id)
 			}
 			checkTLASQueries(t, "sole", tl, rays)
 		}

@@ -32,7 +32,12 @@ type instance struct {
 	contribution  uint32
 	mask          uint8
 	flags         InstanceFlags
-	blas          *BLAS
+	// identity: worldToObject equals vec.Identity3x4 up to the signs of
+	// its zeros (the inverse of the identity has -0 translations), so a
+	// walk of the ray placed as BLAS.Intersect places it gives the same
+	// answers (see instance.intersectSole).
+	identity bool
+	blas     *BLAS
 }
 
 // TLAS is a top-level acceleration structure over instances. It references
@@ -100,6 +105,7 @@ func prepareInstance(i int, in *Instance) (instance, error) {
 			return instance{}, inputErr(where, "Transform", "singular (determinant %g)", in.Transform.Det())
 		}
 		p.worldToObject = inv
+		p.identity = inv == vec.Identity3x4
 	}
 	return p, nil
 }
