@@ -140,7 +140,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	flags |= RayFlagSkipProceduralPrimitives
 	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
 	if b.queriesInAsm() && !b.nodes[0].bounds.IsEmpty() {
-		b.self.intersectBatchAVX2(rays, flags, hits, found, func(i int) { hits[i], found[i] = b.Intersect(rays[i], flags) })
+		b.self.intersectBatchAVX2(rays, flags, hits, found, func(i int) { found[i] = b.intersectTo(&rays[i], flags, &hits[i]) })
 		return nil
 	}
 	lanes := blasLanes.Get().(*[batchLanes]batchWalk)
