@@ -33,11 +33,16 @@
 // time (slab_amd64.s, leaftest_amd64.s), and where the processor has
 // AVX2, Intersect and Occluded (of a BLAS, and of each instance a TLAS
 // walk enters) run whole in AVX2 assembly, the ray's set-up included, in
-// one call per ray and instance (rayWalkAVX2, rayOccludeAVX2), eight
-// children and eight triangles per test (fused_amd64.s); BLAS batches,
-// and those of a TLAS with one instance, interleave eight such walks in
-// one call (batchWalkAVX2, batchOccludeAVX2); the other walks use its
-// node and leaf tests. A build with GOEXPERIMENT=simd uses simd/archsimd
+// one call per ray and instance (rayIntersectAVX2 and rayOccludedAVX2
+// for a BLAS's own rays and a TLAS's sole identity instance, which check
+// and place the ray themselves; rayWalkAVX2 and rayOccludeAVX2 for rays
+// placed in Go), eight children and eight triangles per test
+// (fused_amd64.s); a TLAS of one instance skips its top level
+// (soleQuery); BLAS batches, and those of a TLAS with one instance,
+// interleave eight such walks in one call (batchWalkAVX2,
+// batchOccludeAVX2); the other walks use its node and leaf tests. A
+// build's wide nodes and leaf rows ask for transparent huge pages
+// (hugepages.go). A build with GOEXPERIMENT=simd uses simd/archsimd
 // walks instead (VectorWalks). Every variant answers bit for bit as the
 // Go loops it replaces. On amd64 the build's bounds and binning run in
 // SSE assembly (bounds_amd64.s), which gives the Go loops' trees bit for
