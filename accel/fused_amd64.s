@@ -5,7 +5,9 @@
 // OCCLUDESTEPS) serve walkAVX2 and occludeAVX2, which Go's walks call and
 // which return to Go only at the entries Go must take (see
 // fused_amd64.go); rayWalkAVX2 and rayOccludeAVX2, a whole query with the
-// ray's set-up (RAYSETUP) in one call; and batchWalkAVX2 and
+// ray's set-up (RAYSETUP) in one call, and rayIntersectAVX2 and
+// rayOccludedAVX2, the same for a Ray they check and place themselves;
+// and batchWalkAVX2 and
 // batchOccludeAVX2, which interleave eight such walks. The steps keep the
 // ray in registers from node to node and from node to leaf, test a
 // node's eight children in one 256-bit slab test and a leaf's triangles
