@@ -384,9 +384,8 @@ func TestCoherentBatchChoosesByStepsPerHit(t *testing.T) {
 			if res.status[i] == rayAnswered {
 				continue
 			}
-			org, dir := identityPoint(r.Origin), identityVector(r.Direction)
 			var h fastHit
-			if want := b.queryAVX2(&org, &dir, r.TMin, r.TMax, rayClosest, &h); int(res.status[i]) != want || (want == rayHit && res.hits[i] != h) {
+			if want := checkedQuery(b, &r, rayClosest, &h); int(res.status[i]) != want || (want == rayHit && !sameFastHit(&res.hits[i], &h)) {
 				t.Fatalf("%s ray %d: batch status %d hit %+v, alone %d %+v", c.name, i, res.status[i], res.hits[i], want, h)
 			}
 		}

@@ -72,61 +72,51 @@ func (in *instance) place(r *Ray) (org, dir vec.Vec3) {
 	return m.TransformPoint(r.Origin), m.TransformVector(r.Direction)
 }
 
-// placeFinite returns r placed in the object space of in, as place
-// places it, and whether its origin and direction are finite.
-func (in *instance) placeFinite(r *Ray) (org, dir vec.Vec3, ok bool) {
-	org, dir = in.place(r)
-	return org, dir, org.IsFinite() && dir.IsFinite()
+// querySole runs the query of mode (rayClosest, rayFirst, rayOcclude)
+// for TLAS.Intersect and Occluded on their sole instance in (soleQuery):
+// in's BLAS walked alone, in assembly, on r placed in its object space.
+// It returns rayGoMust where the top-level walk must answer instead: a
+// ray that fails the queries' checks, a placed ray that is not finite, or
+// one the assembly leaves to Go. An identity instance's rays go to the
+// BLAS's own entry, which checks and places them itself (rayAVX2): its
+// placing can differ from the matrix's only in the sign of a zero origin
+// component (the inverse of the identity has -0 translations), which
+// changes no slab or triangle test's outcome (zeros compare equal, and an
+// edge function of either zero goes to the exact path).
+func (in *instance) querySole(r *Ray, mode int, h *fastHit) int {
+	if in.identity {
+		return in.blas.rayAVX2(r, mode, h)
+	}
+	if r.TMin > r.TMax || !rayUsable(r) {
+		return rayGoMust
+	}
+	org, dir := in.place(r)
+	if !org.IsFinite() || !dir.IsFinite() {
+		return rayGoMust
+	}
+	return in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, h)
 }
 
-// intersectSole is TLAS.Intersect's query of its sole instance in
-// (soleQuery): in's BLAS walked alone, in assembly, on r placed in its
-// object space, the hit stored in out. done is false where the top-level
-// walk must answer instead: a ray that fails Intersect's checks, a placed
-// ray that is not finite, or one the assembly leaves to Go. An identity
-// instance's rays go to the BLAS's own entry, which checks and places
-// them itself (rayAVX2): its placing can differ from the matrix's only in
-// the sign of a zero origin component (the inverse of the identity has
-// -0 translations), which changes no slab or triangle test's outcome
-// (zeros compare equal, and an edge function of either zero goes to the
-// exact path); the hit reports the ray as the matrix places it.
+// intersectSole is querySole for TLAS.Intersect, the hit stored in out
+// with the ray as the matrix places it; done is false where the top-level
+// walk must answer.
 func (in *instance) intersectSole(r *Ray, flags RayFlags, out *Hit) (ok, done bool) {
 	var h fastHit
-	mode := modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0)
-	var org, dir vec.Vec3
-	status := rayGoMust
-	if in.identity {
-		status = in.blas.rayAVX2(r, mode, &h)
-		if status == rayHit {
-			org, dir = in.place(r)
-		}
-	} else if r.TMin <= r.TMax && rayUsable(r) {
-		var finite bool
-		if org, dir, finite = in.placeFinite(r); finite {
-			status = in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, &h)
-		}
-	}
-	switch status {
+	switch in.querySole(r, modeFor(flags&RayFlagAcceptFirstHitAndEndSearch != 0), &h) {
 	case rayMiss:
 		return false, true
 	case rayHit:
+		org, dir := in.place(r)
 		setHit(out, in, 0, &org, &dir, &h, flags)
 		return true, true
 	}
 	return false, false
 }
 
-// occludedSole is intersectSole for TLAS.Occluded.
+// occludedSole is querySole for TLAS.Occluded.
 func (in *instance) occludedSole(r *Ray) (occluded, done bool) {
 	var h fastHit
-	status := rayGoMust
-	if in.identity {
-		status = in.blas.rayAVX2(r, rayOcclude, &h)
-	} else if r.TMin <= r.TMax && rayUsable(r) {
-		if org, dir, finite := in.placeFinite(r); finite {
-			status = in.blas.queryAVX2(&org, &dir, r.TMin, r.TMax, rayOcclude, &h)
-		}
-	}
+	status := in.querySole(r, rayOcclude, &h)
 	return status == rayHit, status != rayGoMust
 }
 

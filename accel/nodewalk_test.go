@@ -644,6 +644,52 @@ func TestRayAVX2Constants(t *testing.T) {
 	}
 }
 
+// spoilRay makes r one of the rays the assembly queries must refuse or
+// treat with care, by case k (1 to 9; others leave r alone): TMin > TMax,
+// a NaN origin, a zero direction, a NaN TMax, a -0 origin component, an
+// infinite direction, a NaN TMin, an infinite origin, an infinite TMax.
+func spoilRay(r *Ray, k int) {
+	nz := float32(math.Copysign(0, -1))
+	inf := float32(math.Inf(1))
+	switch k {
+	case 1:
+		r.TMin, r.TMax = 2, 1
+	case 2:
+		r.Origin.X = float32(math.NaN())
+	case 3:
+		r.Direction = vec.Vec3{}
+	case 4:
+		r.TMax = float32(math.NaN())
+	case 5:
+		r.Origin.Z = nz
+	case 6:
+		r.Direction.Z = inf
+	case 7:
+		r.TMin = float32(math.NaN())
+	case 8:
+		r.Origin.X = -inf
+	case 9:
+		r.TMax = inf
+	}
+}
+
+// checkedQuery is what the assembly entries must answer for r: queryAVX2
+// on r checked and placed in Go as BLAS.Intersect checks and places it,
+// or rayGoMust for a ray that fails the checks.
+func checkedQuery(b *BLAS, r *Ray, mode int, h *fastHit) int {
+	if !(r.TMin <= r.TMax && rayUsable(r)) {
+		return rayGoMust
+	}
+	org, dir := identityPoint(r.Origin), identityVector(r.Direction)
+	return b.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, h)
+}
+
+// sameFastHit reports whether two hits are equal bit for bit.
+func sameFastHit(g, h *fastHit) bool {
+	f := math.Float32bits
+	return f(g.t) == f(h.t) && f(g.u) == f(h.u) && f(g.v) == f(h.v) && g.slot == h.slot && g.front == h.front
+}
+
 // TestBatchAVX2MatchesRayAVX2 runs whole batches through batchWalkAVX2
 // and batchOccludeAVX2 and checks each ray's result against queryAVX2 on the
 // same ray alone: the same status (miss, hit, or left to Go) and, for a
@@ -655,23 +701,12 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 		t.Skip("the assembly batch walks run in the scalar amd64 build on AVX2 processors only")
 	}
 	rng := rand.New(rand.NewPCG(53, 54))
-	f := math.Float32bits
-	nz := float32(math.Copysign(0, -1))
 	for name, sc := range nodeWalkScenes(t) {
 		b := sc.b
 		rays := nodeWalkRays(rng, sc.pos, 3000)
 		for i := range rays {
-			switch i % 13 {
-			case 1:
-				rays[i].TMin, rays[i].TMax = 2, 1
-			case 2:
-				rays[i].Origin.X = float32(math.NaN())
-			case 3:
-				rays[i].Direction = vec.Vec3{}
-			case 4:
-				rays[i].TMax = float32(math.NaN())
-			case 5:
-				rays[i].Origin.Z = nz
+			if k := i % 13; k <= 5 {
+				spoilRay(&rays[i], k)
 			}
 		}
 		for _, n := range []int{0, 1, 7, 8, 9, len(rays)} {
@@ -685,20 +720,15 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 				}
 				var count [3]int
 				for i, r := range rays[:n] {
-					want := rayGoMust
 					var h fastHit
-					if r.TMin <= r.TMax && rayUsable(&r) {
-						org, dir := identityPoint(r.Origin), identityVector(r.Direction)
-						want = b.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, &h)
-					}
+					want := checkedQuery(b, &r, mode, &h)
 					got := int(res.status[i])
 					count[got]++
 					if got != want {
 						t.Fatalf("%s n %d mode %d ray %d %+v: batch status %d, alone %d", name, n, mode, i, r, got, want)
 					}
 					g := res.hits[i]
-					if got == rayHit && mode != rayOcclude &&
-						(f(g.t) != f(h.t) || f(g.u) != f(h.u) || f(g.v) != f(h.v) || g.slot != h.slot || g.front != h.front) {
+					if got == rayHit && mode != rayOcclude && !sameFastHit(&g, &h) {
 						t.Fatalf("%s n %d mode %d ray %d %+v: batch hit %+v, alone %+v", name, n, mode, i, r, g, h)
 					}
 				}
@@ -723,51 +753,24 @@ func TestRayEntryMatchesQuery(t *testing.T) {
 		t.Skip("the assembly queries run in the scalar amd64 build on AVX2 processors only")
 	}
 	rng := rand.New(rand.NewPCG(71, 72))
-	f := math.Float32bits
-	nz := float32(math.Copysign(0, -1))
-	inf := float32(math.Inf(1))
 	for name, sc := range nodeWalkScenes(t) {
 		b := sc.b
 		rays := nodeWalkRays(rng, sc.pos, 3000)
 		for i := range rays {
-			switch i % 17 {
-			case 1:
-				rays[i].TMin, rays[i].TMax = 2, 1
-			case 2:
-				rays[i].Origin.Y = float32(math.NaN())
-			case 3:
-				rays[i].Direction = vec.Vec3{}
-			case 4:
-				rays[i].TMax = float32(math.NaN())
-			case 5:
-				rays[i].Origin.Z = nz
-			case 6:
-				rays[i].Direction.Z = inf
-			case 7:
-				rays[i].TMin = float32(math.NaN())
-			case 8:
-				rays[i].Origin.X = -inf
-			case 9:
-				rays[i].TMax = inf
-			}
+			spoilRay(&rays[i], i%17)
 		}
 		for mode := rayClosest; mode <= rayOcclude; mode++ {
 			var count [3]int
 			for i, r := range rays {
-				want := rayGoMust
 				var h fastHit
-				if r.TMin <= r.TMax && rayUsable(&r) {
-					org, dir := identityPoint(r.Origin), identityVector(r.Direction)
-					want = b.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, &h)
-				}
+				want := checkedQuery(b, &r, mode, &h)
 				var g fastHit
 				got := b.rayAVX2(&r, mode, &g)
 				count[got]++
 				if got != want {
 					t.Fatalf("%s mode %d ray %d %+v: entry status %d, query %d", name, mode, i, r, got, want)
 				}
-				if got == rayHit && mode != rayOcclude &&
-					(f(g.t) != f(h.t) || f(g.u) != f(h.u) || f(g.v) != f(h.v) || g.slot != h.slot || g.front != h.front) {
+				if got == rayHit && mode != rayOcclude && !sameFastHit(&g, &h) {
 					t.Fatalf("%s mode %d ray %d %+v: entry hit %+v, query %+v", name, mode, i, r, g, h)
 				}
 			}

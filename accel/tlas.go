@@ -35,7 +35,7 @@ type instance struct {
 	// identity: worldToObject equals vec.Identity3x4 up to the signs of
 	// its zeros (the inverse of the identity has -0 translations), so a
 	// walk of the ray placed as BLAS.Intersect places it gives the same
-	// answers (see instance.intersectSole).
+	// answers (see instance.querySole).
 	identity bool
 	blas     *BLAS
 }
