@@ -463,7 +463,9 @@ func (s *Scene) OccludedParallel(rays []raygen.Ray, out []bool, workers int) {
 
 // Parallel calls f on the chunks [lo, hi) of [0, n), chunk items at a time,
 // from workers goroutines that take chunks in order from a shared counter;
-// workers <= 0 means GOMAXPROCS. With one worker it runs on the caller.
+// workers <= 0 means GOMAXPROCS. With one worker it runs on the caller,
+// still a chunk at a time, so that one-thread and all-thread timings
+// of the batch and stream tracers make calls of the same size.
 func Parallel(n, chunk, workers int, f func(lo, hi int)) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -474,8 +476,8 @@ func Parallel(n, chunk, workers int, f func(lo, hi int)) {
 	nchunks := (n + chunk - 1) / chunk
 	workers = min(workers, nchunks)
 	if workers <= 1 {
-		if n > 0 {
-			f(0, n)
+		for c := range nchunks {
+			f(c*chunk, min((c+1)*chunk, n))
 		}
 		return
 	}

@@ -4,6 +4,7 @@ package embree
 
 import (
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/raypipe/raypipe/internal/meshgen"
@@ -222,5 +223,32 @@ func TestEmbreeError(t *testing.T) {
 	e := &Error{Code: 2, Message: "x"}
 	if e.Error() != "embree: invalid argument: x" {
 		t.Errorf("Error() = %q", e.Error())
+	}
+}
+
+// Parallel hands f the chunks of [0, n) whatever the worker count: each
+// call covers at most chunk items and together they cover every item once,
+// so the one-thread rows time calls of the same size as the others.
+func TestParallelCallsChunksForAnyWorkerCount(t *testing.T) {
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 10000} {
+		for _, workers := range []int{1, 2, 3} {
+			var mu sync.Mutex
+			seen := make([]int, n)
+			Parallel(n, 4096, workers, func(lo, hi int) {
+				if hi-lo > 4096 || lo >= hi {
+					t.Errorf("n %d, %d workers: call [%d, %d)", n, workers, lo, hi)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				for i := lo; i < hi; i++ {
+					seen[i]++
+				}
+			})
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("n %d, %d workers: item %d covered %d times", n, workers, i, c)
+				}
+			}
+		}
 	}
 }
