@@ -487,18 +487,28 @@ nowt: \
 
 // The frame of the batch walks: the walks' (to HITV), the lane whose
 // turn it is, the lanes with a ray (a bit each), the steps taken (yields,
-// added to q.steps at the end) and the lanes.
+// added to q.steps at the end) and the lanes (from the next 64-byte
+// boundary, LANEBASE).
 #define BLANE 480
 #define BLIVE 488
 #define BSTEPS 496
 #define BLANES 512
+
+// LANEBASE points DI at the first 64-byte boundary from off(SP), where a
+// frame's lanes start: Go aligns SP to 8 bytes only, and a lane's 16-byte
+// stores that straddle a cache line (RAYSETUP's shear) cannot be forwarded
+// to the loads that follow them. The frames leave 64 bytes for it. It
+// clobbers the flags.
+#define LANEBASE(off) \
+	LEAQ off+63(SP), DI \
+	ANDQ $-64, DI
 
 // BATCHINIT sets every lane up without a ray, with the walk's
 // arguments of the batchQuery at q (the stack limit limit, first), and
 // goes on at lanedone with lane 0: each lane takes its first ray there.
 #define BATCHINIT(limit) \
 	MOVQ    q+0(FP), SI \
-	LEAQ    BLANES(SP), DI \
+	LANEBASE(BLANES) \
 	XORL    CX, CX \
 lanes: \
 	LANECONSTS(limit) \
@@ -512,7 +522,7 @@ lanes: \
 	MOVQ    $0xff, BLIVE(SP) \
 	MOVQ    $0, BLANE(SP) \
 	MOVQ    $0, BSTEPS(SP) \
-	LEAQ    BLANES(SP), DI \
+	LANEBASE(BLANES) \
 	JMP     lanedone
 
 // RESUME is where a lane steps: a lane without a ray takes one
@@ -650,10 +660,12 @@ seek: \
 	JCC     seek \
 	MOVQ    CX, BLANE(SP) \
 	SHLQ    $LANESHIFT, CX \
-	LEAQ    BLANES(SP)(CX*1), DI \
+	LANEBASE(BLANES) \
+	ADDQ    CX, DI \
 	JMP     resume
 
-// The frame of the one-call queries: the walks' (to HITV), then a lane.
+// The frame of the one-call queries: the walks' (to HITV), then a lane
+// (from the next 64-byte boundary, LANEBASE).
 #define RLANE 480
 
 // RAYQUERY sets the lane of a one-call query up for its ray (the
@@ -699,7 +711,7 @@ seek: \
 // registers of the walk's first step, which is the root's. A ray
 // RAYSETUP refuses goes on at gomust.
 #define RAYSTART(limit, hp) \
-	LEAQ         RLANE(SP), DI \
+	LANEBASE(RLANE) \
 	RAYSETUP(gomust) \
 	LEAQ         wide+0(FP), SI \
 	LANECONSTS(limit) \
@@ -1046,7 +1058,7 @@ empty:
 //
 // It sets a lane up for the ray (RAYQUERY) and runs walkAVX2's steps on
 // it from the root, in its own frame.
-TEXT ·rayWalkAVX2(SB), $1504-88
+TEXT ·rayWalkAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(56)
 	MOVB  first+64(FP), AX
@@ -1059,7 +1071,7 @@ TEXT ·rayWalkAVX2(SB), $1504-88
 //
 // rayWalkAVX2 for occludeAVX2's steps (first and h unused): rayHit for a
 // ray that hits a triangle.
-TEXT ·rayOccludeAVX2(SB), $1504-88
+TEXT ·rayOccludeAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(120)
 	ENTRY(4, gomust, leaf)
@@ -1070,7 +1082,7 @@ TEXT ·rayOccludeAVX2(SB), $1504-88
 //
 // rayWalkAVX2 for the Ray at r, which it checks and places itself
 // (RAYQUERYRAY).
-TEXT ·rayIntersectAVX2(SB), $1504-72
+TEXT ·rayIntersectAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(56)
 	MOVB  first+48(FP), AX
@@ -1082,7 +1094,7 @@ TEXT ·rayIntersectAVX2(SB), $1504-72
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
 // rayOccludeAVX2 for the Ray at r, as rayIntersectAVX2.
-TEXT ·rayOccludedAVX2(SB), $1504-72
+TEXT ·rayOccludedAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(120)
 	ENTRY(4, gomust, leaf)
@@ -1098,7 +1110,7 @@ TEXT ·rayOccludedAVX2(SB), $1504-72
 // would take alone, so every answer is walkAVX2's. It writes each ray's
 // result to q.status (rayMiss, rayHit, or rayGoMust for a ray Go must
 // trace) and the hit of each rayHit to q.hits.
-TEXT ·batchWalkAVX2(SB), $8704-8
+TEXT ·batchWalkAVX2(SB), $8768-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
@@ -1109,7 +1121,7 @@ TEXT ·batchWalkAVX2(SB), $8704-8
 //
 // batchWalkAVX2 for occludeAVX2's walks: status rayHit for a ray that a
 // triangle occludes.
-TEXT ·batchOccludeAVX2(SB), $8704-8
+TEXT ·batchOccludeAVX2(SB), $8768-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(120)
 	RESUME(4)
