@@ -13,12 +13,17 @@
 //	go run -tags embree ./cmd/embreecmp -sizes '' -obj /usr/share/assimp/models/OBJ/WusonOBJ.obj
 //
 // Rates are the best of -reps runs, each timed with time.Now around a whole
-// batch. "1T" is one build thread and one tracing goroutine; "NT" is all
-// threads: builds use all hardware threads (Embree's TBB pool, raypipe's
-// GOMAXPROCS) and both tracers trace chunks of 4096 rays from -threads
-// goroutines (default GOMAXPROCS). Every timed run starts after a garbage
-// collection, so that none triggered by earlier allocations (this tool's
-// ray and hit buffers, earlier scenes) runs during it: one running
+// batch. Every tracer builds its scene first; then the tracers' runs
+// alternate: each repetition times every tracer in turn (in reverse order
+// every other one), so that a shared machine whose speed drifts during the
+// minutes a scene takes moves every tracer's best alike and the ratios
+// stay steady between runs. "1T" is one build thread and one tracing
+// goroutine; "NT" is all threads: builds use all hardware threads (Embree's
+// TBB pool, raypipe's GOMAXPROCS) and both tracers trace chunks of 4096
+// rays from -threads goroutines (default GOMAXPROCS), one goroutine
+// tracing the same chunks in turn for 1T. Every timed run starts after a
+// garbage collection, so that none triggered by earlier allocations (this
+// tool's ray and hit buffers, earlier scenes) runs during it: one running
 // alongside slowed raypipe's batch calls up to 2x. Builds also release
 // the previous run's scene first: raypipe's builds are timed reusing freed
 // heap memory, as in a program that rebuilds, not growing the heap
@@ -205,10 +210,12 @@ func compare(m mesh, tracers []tracer) error {
 	}
 
 	results := make([]result, len(tracers))
-	// Reference answers of the first tracer, per ray kind.
-	var refHits [][]hit
-	var refOcc [][]bool
-	var checks []string
+	scenes := make([]scene, 0, len(tracers))
+	defer func() {
+		for _, sc := range scenes {
+			sc.Close()
+		}
+	}()
 	for ti, t := range tracers {
 		res := result{}
 		results[ti] = res
@@ -224,67 +231,83 @@ func compare(m mesh, tracers []tracer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name(), err)
 		}
+		scenes = append(scenes, sc)
 		res[rowBuildN] = float64(ntri) / d.Seconds() / 1e6
+	}
 
-		for ki, k := range kinds {
-			n := len(k.rays)
-			hits := make([]hit, n)
-			occ := make([]bool, n)
-			for ri, workers := range []int{1, nt} {
-				d := time.Duration(1<<63 - 1)
-				for r := 0; r < max(1, *flagReps); r++ {
+	// Every tracer's answers, per ray kind (the last timed run's).
+	hits := make([][][]hit, len(kinds))
+	occ := make([][][]bool, len(kinds))
+	for ki, k := range kinds {
+		n := len(k.rays)
+		hits[ki], occ[ki] = make([][]hit, len(tracers)), make([][]bool, len(tracers))
+		for ti := range tracers {
+			hits[ki][ti], occ[ki][ti] = make([]hit, n), make([]bool, n)
+		}
+		for ri, workers := range []int{1, nt} {
+			best := make([]time.Duration, len(tracers))
+			for r := 0; r < max(1, *flagReps); r++ {
+				for j := range tracers {
+					ti := j
+					if r%2 == 1 {
+						ti = len(tracers) - 1 - j
+					}
+					sc := scenes[ti]
 					runtime.GC()
 					start := time.Now()
 					if k.occluded {
-						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], occ[lo:hi]) })
+						out := occ[ki][ti]
+						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
 					} else {
-						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], hits[lo:hi]) })
+						out := hits[ki][ti]
+						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
 					}
-					d = min(d, time.Since(start))
+					if d := time.Since(start); r == 0 || d < best[ti] {
+						best[ti] = d
+					}
 				}
-				res[rows[2+2*ki+ri]] = float64(n) / d.Seconds() / 1e6
 			}
-			if !*flagCheck {
-				continue
+			for ti := range tracers {
+				results[ti][rows[2+2*ki+ri]] = float64(n) / best[ti].Seconds() / 1e6
 			}
-			if ti == 0 {
-				refHits = append(refHits, hits)
-				refOcc = append(refOcc, occ)
-				continue
-			}
-			var a agreement
+		}
+	}
+
+	var checks []string
+	if *flagCheck {
+		hitFrac := make([]string, len(kinds))
+		for ki, k := range kinds {
+			h := 0
 			if k.occluded {
-				a = compareOccluded(occ, refOcc[ki])
-			} else {
-				a = compareHits(k.rays, hits, refHits[ki])
-			}
-			checks = append(checks, fmt.Sprintf("  %s vs %s, %s: %v", t.Name(), tracers[0].Name(), k.name, a))
-			for _, e := range a.example {
-				checks = append(checks, "    "+e)
-			}
-		}
-		if *flagCheck && ti == 0 {
-			hitFrac := make([]string, len(kinds))
-			for ki, k := range kinds {
-				h := 0
-				if k.occluded {
-					for _, o := range refOcc[ki] {
-						if o {
-							h++
-						}
-					}
-				} else {
-					for _, x := range refHits[ki] {
-						if !x.Miss() {
-							h++
-						}
+				for _, o := range occ[ki][0] {
+					if o {
+						h++
 					}
 				}
-				hitFrac[ki] = fmt.Sprintf("%s %.0f%%", k.name, 100*float64(h)/float64(max(1, len(k.rays))))
+			} else {
+				for _, x := range hits[ki][0] {
+					if !x.Miss() {
+						h++
+					}
+				}
 			}
-			checks = append(checks, "  hit rates ("+t.Name()+"): "+strings.Join(hitFrac, ", "))
+			hitFrac[ki] = fmt.Sprintf("%s %.0f%%", k.name, 100*float64(h)/float64(max(1, len(k.rays))))
 		}
-		sc.Close()
+		checks = append(checks, "  hit rates ("+tracers[0].Name()+"): "+strings.Join(hitFrac, ", "))
+		for ti, t := range tracers[1:] {
+			for ki, k := range kinds {
+				var a agreement
+				if k.occluded {
+					a = compareOccluded(occ[ki][ti+1], occ[ki][0])
+				} else {
+					a = compareHits(k.rays, hits[ki][ti+1], hits[ki][0])
+				}
+				checks = append(checks, fmt.Sprintf("  %s vs %s, %s: %v", t.Name(), tracers[0].Name(), k.name, a))
+				for _, e := range a.example {
+					checks = append(checks, "    "+e)
+				}
+			}
+		}
 	}
 	printTable(rows, tracers, results)
 	if len(checks) > 0 {
