@@ -64,20 +64,23 @@ nowt: \
 	LOADNODE
 
 // TRIFRAME broadcasts the triangle test's constants of the
-// watertightRay at DX into the frame (OX to SZ).
-#define TRIFRAME \
-	VBROADCASTSS 64(DX), Y0 \
-	VMOVUPS      Y0, OX(SP) \
-	VBROADCASTSS 68(DX), Y0 \
-	VMOVUPS      Y0, OY(SP) \
-	VBROADCASTSS 72(DX), Y0 \
-	VMOVUPS      Y0, OZ(SP) \
-	VBROADCASTSS 76(DX), Y0 \
-	VMOVUPS      Y0, SX(SP) \
-	VBROADCASTSS 80(DX), Y0 \
-	VMOVUPS      Y0, SY(SP) \
-	VBROADCASTSS 84(DX), Y0 \
-	VMOVUPS      Y0, SZ(SP)
+// watertightRay at DX into the frame (OX to SZ), through Y0.
+#define TRIFRAME TRIFRAMEY(Y0)
+
+// TRIFRAMEY is TRIFRAME through the register y.
+#define TRIFRAMEY(y) \
+	VBROADCASTSS 64(DX), y \
+	VMOVUPS      y, OX(SP) \
+	VBROADCASTSS 68(DX), y \
+	VMOVUPS      y, OY(SP) \
+	VBROADCASTSS 72(DX), y \
+	VMOVUPS      y, OZ(SP) \
+	VBROADCASTSS 76(DX), y \
+	VMOVUPS      y, SX(SP) \
+	VBROADCASTSS 80(DX), y \
+	VMOVUPS      y, SY(SP) \
+	VBROADCASTSS 84(DX), y \
+	VMOVUPS      y, SZ(SP)
 
 // PREFETCH4 prefetches what the walk reads when it takes the child
 // reference in AX: the four lines of the node it names in the wideNode
@@ -707,9 +710,9 @@ seek: \
 
 // RAYSTART sets the lane of a one-call query up for the ray with origin
 // and tMin in X0, direction and tMax in X1: RAYSETUP, the lane's
-// constants (stack limit limit; the hit at hp) and the frame and
-// registers of the walk's first step, which is the root's. A ray
-// RAYSETUP refuses goes on at gomust.
+// constants (stack limit limit; the hit at hp) and the registers of the
+// walk's first step, which is the root's. The triangle test's frame waits
+// for the first leaf (RAYLEAF). A ray RAYSETUP refuses goes on at gomust.
 #define RAYSTART(limit, hp) \
 	LANEBASE(RLANE) \
 	RAYSETUP(gomust) \
@@ -717,13 +720,33 @@ seek: \
 	LANECONSTS(limit) \
 	MOVQ         hp, AX \
 	MOVQ         AX, 72(DI) \
-	MOVQ         48(DI), DX \
-	TRIFRAME \
-	VBROADCASTSS 80(DI), Y0 \
-	VMOVUPS      Y0, TMIN(SP) \
-	VBROADCASTSS 84(DI), Y0 \
-	VMOVUPS      Y0, TMAX(SP) \
+	MOVB         $0, RFRAMED(DI) \
 	LOADNODE
+
+// RFRAMED is the byte of a one-call query's lane (padding in a fusedWalk)
+// that is set once the triangle test's frame is.
+#define RFRAMED 106
+
+// RAYLEAF is where a one-call query's walk reaches a leaf (rleaf): the
+// first time, it broadcasts the triangle test's constants, tMin and tMax
+// into the frame (TRIFRAME), then goes on at leaf. Every ray's set-up
+// storing them before the root's test made that test wait on them at
+// some stack depths: Go places the frame anywhere, and when those 256
+// bytes lay at the root node's offset in a 4 KB page, the processor took
+// the node's loads for loads of the stores (4K aliasing). Over the 10k
+// terrain a ray cost 30% more at about one depth in sixteen.
+#define RAYLEAF(leaf) \
+rleaf: \
+	CMPB         RFRAMED(DI), $0 \
+	JNE          leaf \
+	MOVB         $1, RFRAMED(DI) \
+	MOVQ         48(DI), DX \
+	TRIFRAMEY(Y1) \
+	VBROADCASTSS 80(DI), Y1 \
+	VMOVUPS      Y1, TMIN(SP) \
+	VBROADCASTSS 84(DI), Y1 \
+	VMOVUPS      Y1, TMAX(SP) \
+	JMP          leaf
 
 // RAYDONE ends a one-call query: at finished the walk is over (rayHit
 // if it found a hit, else rayMiss), at gomust Go must walk the ray
@@ -1063,8 +1086,9 @@ TEXT ·rayWalkAVX2(SB), $1568-88
 	RAYQUERY(56)
 	MOVB  first+64(FP), AX
 	MOVB  AX, 104(DI)
-	ENTRY(8, gomust, leaf)
-	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, gomust, finished)
+	ENTRY(8, gomust, rleaf)
+	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
+	RAYLEAF(leaf)
 	RAYDONE(status+80(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
@@ -1074,8 +1098,9 @@ TEXT ·rayWalkAVX2(SB), $1568-88
 TEXT ·rayOccludeAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(120)
-	ENTRY(4, gomust, leaf)
-	OCCLUDESTEPS(leaf, loop, leaf, loop, OCCPREFETCHBELOW, gomust, finished)
+	ENTRY(4, gomust, rleaf)
+	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished)
+	RAYLEAF(leaf)
 	RAYDONE(status+80(FP))
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
@@ -1087,8 +1112,9 @@ TEXT ·rayIntersectAVX2(SB), $1568-72
 	RAYQUERYRAY(56)
 	MOVB  first+48(FP), AX
 	MOVB  AX, 104(DI)
-	ENTRY(8, gomust, leaf)
-	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, gomust, finished)
+	ENTRY(8, gomust, rleaf)
+	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
+	RAYLEAF(leaf)
 	RAYDONE(status+64(FP))
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
@@ -1097,8 +1123,9 @@ TEXT ·rayIntersectAVX2(SB), $1568-72
 TEXT ·rayOccludedAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(120)
-	ENTRY(4, gomust, leaf)
-	OCCLUDESTEPS(leaf, loop, leaf, loop, OCCPREFETCHBELOW, gomust, finished)
+	ENTRY(4, gomust, rleaf)
+	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished)
+	RAYLEAF(leaf)
 	RAYDONE(status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
