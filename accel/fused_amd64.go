@@ -39,6 +39,9 @@ type fusedWalk struct {
 	sp    int        // in and out: the stack height
 	first bool       // walkAVX2 stops at the first hit it commits
 	found bool       // out: walkAVX2 committed a hit, occludeAVX2 found one
+	// framed is the assembly's own: set once the walk's frame holds the
+	// triangle test's constants (FRAMELEAF).
+	framed bool
 	// compress is compressSlots, for occludeAVX2's pushes.
 	compress *[256][wideWidth]uint32
 }
@@ -70,6 +73,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.sp)-96]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.first)-104]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.found)-105]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.framed)-106]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.compress)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]

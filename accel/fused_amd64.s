@@ -47,20 +47,12 @@
 #define DETB 416
 #define HITV 448
 
-// SETUP loads the fusedWalk at w+0(FP) into DI, broadcasts the triangle
-// test's constants into the frame when wt is set, tMin and tMax too, and
-// the slab test's constants into registers (LOADNODE).
+// SETUP loads the fusedWalk at w+0(FP) into DI and the slab test's
+// constants into registers (LOADNODE); the triangle test's frame waits
+// for the first leaf (FRAMELEAF).
 #define SETUP \
-	MOVQ         w+0(FP), DI \
-	MOVQ         48(DI), DX \
-	TESTQ        DX, DX \
-	JZ           nowt \
-	TRIFRAME \
-nowt: \
-	VBROADCASTSS 80(DI), Y0 \
-	VMOVUPS      Y0, TMIN(SP) \
-	VBROADCASTSS 84(DI), Y0 \
-	VMOVUPS      Y0, TMAX(SP) \
+	MOVQ w+0(FP), DI \
+	MOVB $0, FRAMED(DI) \
 	LOADNODE
 
 // TRIFRAME broadcasts the triangle test's constants of the
@@ -712,7 +704,7 @@ seek: \
 // and tMin in X0, direction and tMax in X1: RAYSETUP, the lane's
 // constants (stack limit limit; the hit at hp) and the registers of the
 // walk's first step, which is the root's. The triangle test's frame waits
-// for the first leaf (RAYLEAF). A ray RAYSETUP refuses goes on at gomust.
+// for the first leaf (FRAMELEAF). A ray RAYSETUP refuses goes on at gomust.
 #define RAYSTART(limit, hp) \
 	LANEBASE(RLANE) \
 	RAYSETUP(gomust) \
@@ -720,27 +712,30 @@ seek: \
 	LANECONSTS(limit) \
 	MOVQ         hp, AX \
 	MOVQ         AX, 72(DI) \
-	MOVB         $0, RFRAMED(DI) \
+	MOVB         $0, FRAMED(DI) \
 	LOADNODE
 
-// RFRAMED is the byte of a one-call query's lane (padding in a fusedWalk)
-// that is set once the triangle test's frame is.
-#define RFRAMED 106
+// FRAMED is fusedWalk.framed: set once the walk's frame holds the
+// triangle test's constants.
+#define FRAMED 106
 
-// RAYLEAF is where a one-call query's walk reaches a leaf (rleaf): the
-// first time, it broadcasts the triangle test's constants, tMin and tMax
-// into the frame (TRIFRAME), then goes on at leaf. Every ray's set-up
-// storing them before the root's test made that test wait on them at
-// some stack depths: Go places the frame anywhere, and when those 256
-// bytes lay at the root node's offset in a 4 KB page, the processor took
-// the node's loads for loads of the stores (4K aliasing). Over the 10k
-// terrain a ray cost 30% more at about one depth in sixteen.
-#define RAYLEAF(leaf) \
+// FRAMELEAF is where a walk that sets its frame up lazily (walkAVX2,
+// occludeAVX2 and the one-call queries) reaches a leaf (rleaf): the first
+// time, it broadcasts the triangle test's constants, tMin and tMax into
+// the frame (TRIFRAME, when wt is set), then goes on at leaf. Storing
+// them before the root's test made that test wait on them at some stack
+// depths: Go places the frame anywhere, and when those 256 bytes lay at
+// the root node's offset in a 4 KB page, the processor took the node's
+// loads for loads of the stores (4K aliasing). Over the 10k terrain a
+// ray cost 30% more at about one depth in sixteen.
+#define FRAMELEAF(leaf) \
 rleaf: \
-	CMPB         RFRAMED(DI), $0 \
+	CMPB         FRAMED(DI), $0 \
 	JNE          leaf \
-	MOVB         $1, RFRAMED(DI) \
 	MOVQ         48(DI), DX \
+	TESTQ        DX, DX \
+	JZ           leaf /* LEAFSETUP leaves the leaf to Go */ \
+	MOVB         $1, FRAMED(DI) \
 	TRIFRAMEY(Y1) \
 	VBROADCASTSS 80(DI), Y1 \
 	VMOVUPS      Y1, TMIN(SP) \
@@ -1029,9 +1024,10 @@ leafout: \
 TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	SETUP
 	VMOVSS 92(DI), X0
-	ENTRY(8, out, leaf)
+	ENTRY(8, out, rleaf)
 
-	WALKSTEPS(leaf, loop, leaf, loop, PREFETCHBELOW, out, empty)
+	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty)
+	FRAMELEAF(leaf)
 
 
 out:
@@ -1057,9 +1053,10 @@ over:
 // mask, once cur is taken from it, in R8, and w in DI.
 TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	SETUP
-	ENTRY(4, out, leaf)
+	ENTRY(4, out, rleaf)
 
-	OCCLUDESTEPS(leaf, loop, leaf, loop, OCCPREFETCHBELOW, out, empty)
+	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
+	FRAMELEAF(leaf)
 
 
 out:
@@ -1088,7 +1085,7 @@ TEXT ·rayWalkAVX2(SB), $1568-88
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, rleaf)
 	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
-	RAYLEAF(leaf)
+	FRAMELEAF(leaf)
 	RAYDONE(status+80(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
@@ -1100,7 +1097,7 @@ TEXT ·rayOccludeAVX2(SB), $1568-88
 	RAYQUERY(120)
 	ENTRY(4, gomust, rleaf)
 	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished)
-	RAYLEAF(leaf)
+	FRAMELEAF(leaf)
 	RAYDONE(status+80(FP))
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
@@ -1114,7 +1111,7 @@ TEXT ·rayIntersectAVX2(SB), $1568-72
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, rleaf)
 	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
-	RAYLEAF(leaf)
+	FRAMELEAF(leaf)
 	RAYDONE(status+64(FP))
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
@@ -1125,7 +1122,7 @@ TEXT ·rayOccludedAVX2(SB), $1568-72
 	RAYQUERYRAY(120)
 	ENTRY(4, gomust, rleaf)
 	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished)
-	RAYLEAF(leaf)
+	FRAMELEAF(leaf)
 	RAYDONE(status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
