@@ -15,9 +15,10 @@
 // Rates are the best of -reps runs, each timed with time.Now around a whole
 // batch. Every tracer builds its scene first; then the tracers' runs
 // alternate: each repetition times every tracer in turn (in reverse order
-// every other one), so that a shared machine whose speed drifts during the
-// minutes a scene takes moves every tracer's best alike and the ratios
-// stay steady between runs. "1T" is one build thread and one tracing
+// every other one), right after an untimed run of the same rays that
+// brings its scene back into the caches, so that a shared machine whose
+// speed drifts during the minutes a scene takes moves every tracer's best
+// alike and the ratios stay steady between runs. "1T" is one build thread and one tracing
 // goroutine; "NT" is all threads: builds use all hardware threads (Embree's
 // TBB pool, raypipe's GOMAXPROCS) and both tracers trace chunks of 4096
 // rays from -threads goroutines (default GOMAXPROCS), one goroutine
@@ -253,15 +254,21 @@ func compare(m mesh, tracers []tracer) error {
 						ti = len(tracers) - 1 - j
 					}
 					sc := scenes[ti]
+					trace := func() {
+						if k.occluded {
+							out := occ[ki][ti]
+							embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
+						} else {
+							out := hits[ki][ti]
+							embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
+						}
+					}
+					// An untimed run first brings this tracer's scene back
+					// into the caches the previous tracer's run filled.
+					trace()
 					runtime.GC()
 					start := time.Now()
-					if k.occluded {
-						out := occ[ki][ti]
-						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
-					} else {
-						out := hits[ki][ti]
-						embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
-					}
+					trace()
 					if d := time.Since(start); r == 0 || d < best[ti] {
 						best[ti] = d
 					}
