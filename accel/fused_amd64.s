@@ -781,32 +781,18 @@ gomust: \
 	MOVL    0(R8), AX \
 	PREFETCH4(0(DI), 16(DI))
 
-// WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
-// walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
-// stack at BX. When cur is next a leaf it goes on at toleaf, a node at
-// tonode, or, when cur was popped off the stack, after onpop at popleaf
-// and popnode (walkAVX2 goes round, batchWalkAVX2 moves to another ray,
-// which prefetches cur at the switch); at
-// gomust where Go must take over (cur saved, or at CURN and CURF for a
-// leaf) and at finished when the walk is over. The children hit, as
-// walkFiniteOn takes them (nodeWalk's PUSHHITS): one is cur; of two, the
-// nearer is cur (the first on a tie) and the other is pushed; more are
-// pushed as pushSorted pushes them and cur is popped off the top. The
-// pushed entries left on the stack are prefetched. Three or more are
-// pushed without a branch per child: each hit lane's place on the stack is
-// its rank, the number of hit children that pushSorted puts below it
-// (farther, or as near and in a later slot), from one broadcast compare
-// per child; lanes not hit take the eighth place, above the hit ones
-// (there are at most seven then), which the walk overwrites later. All
-// eight entries are stored, the nearest one is popped as cur, and the two
-// below it, next to be popped, are prefetched. Leaves commit as the Go
-// loop does: each candidate in slot order whose t is below the current
-// tMax (the first one with w.first).
-#define WALKSTEPS(toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
-loop: \
-	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
-	NODE(gomust, pop) \
-	/* R12 ends one past the top entry pushed. */ \
+// PICKBRANCH and PICKMERGED take the children a node test hit in AX
+// (entry distances in Y0) when there are one or two, and jump to three
+// when there are more; R12 starts at BX and ends one past the top entry
+// pushed. One child is cur; of two, the nearer is cur (the first on a
+// tie) and the other is pushed and prefetched. PICKBRANCH branches
+// between one and two, PICKMERGED takes both on one path, storing an
+// entry for one as well and growing the stack only for two: in a batch,
+// whose eight walks take turns, that branch is beyond prediction
+// (incoherent batches 1.05-1.10x merged), while one walk predicts it well
+// enough that the longer path for one child costs more (1k scenes
+// 0.95-0.98x).
+#define PICKBRANCH \
 	MOVQ  BX, R12 \
 	BSFQ  AX, CX \
 	LEAQ  -1(AX), R8 \
@@ -841,7 +827,71 @@ several: \
 	ADDQ     $8, R12 \
 	MOVL     R11, AX \
 	PREFETCH4(0(DI), 16(DI)) \
-	JMP      done \
+	JMP      done
+
+#define PICKMERGED \
+	MOVQ  BX, R12 \
+	BSFQ  AX, CX \
+	LEAQ  -1(AX), R8 \
+	ANDQ  AX, R8 \
+	BSFQ  R8, R9 \
+	CMOVQEQ CX, R9 /* one child: the second is the first */ \
+	LEAQ  -1(R8), R11 \
+	TESTQ R8, R11 \
+	JNZ   three \
+	/* One or two, without a branch between them: the nearer is cur */ \
+	/* (the first on a tie), the other is stored on the stack and */ \
+	/* prefetched, and the stack grows only when there were two. */ \
+	MOVL     192(SI)(CX*4), R10 \
+	MOVL     192(SI)(R9*4), R11 \
+	VMOVD    CX, X2 \
+	VMOVD    R9, X3 \
+	VPERMPS  Y0, Y3, Y1 \
+	VPERMPS  Y0, Y2, Y0 \
+	VUCOMISS X0, X1 /* second < first: swap */ \
+	MOVL     R10, AX \
+	CMOVLCS  R11, R10 \
+	CMOVLCS  AX, R11 \
+	VMINSS   X0, X1, X2 \
+	VMAXSS   X1, X0, X1 \
+	VMOVAPS  X2, X0 \
+	MOVL     R11, 0(BX) \
+	VMOVSS   X1, 4(BX) \
+	LEAQ     8(BX), DX \
+	TESTQ    R8, R8 \
+	CMOVQNE  DX, R12 \
+	MOVL     R11, AX \
+	PREFETCH4(0(DI), 16(DI)) \
+	JMP      done
+
+// WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
+// walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
+// stack at BX. When cur is next a leaf it goes on at toleaf, a node at
+// tonode, or, when cur was popped off the stack, after onpop at popleaf
+// and popnode (walkAVX2 goes round, batchWalkAVX2 moves to another ray,
+// which prefetches cur at the switch); at
+// gomust where Go must take over (cur saved, or at CURN and CURF for a
+// leaf) and at finished when the walk is over. The children hit, as
+// walkFiniteOn takes them (nodeWalk's PUSHHITS): one is cur; of two, the
+// nearer is cur (the first on a tie) and the other is pushed (both by
+// pick, PICKBRANCH or PICKMERGED); more are
+// pushed as pushSorted pushes them and cur is popped off the top. The
+// pushed entries left on the stack are prefetched. Three or more are
+// pushed without a branch per child: each hit lane's place on the stack is
+// its rank, the number of hit children that pushSorted puts below it
+// (farther, or as near and in a later slot), from one broadcast compare
+// per child; lanes not hit take the eighth place, above the hit ones
+// (there are at most seven then), which the walk overwrites later. All
+// eight entries are stored, the nearest one is popped as cur, and the two
+// below it, next to be popped, are prefetched. Leaves commit as the Go
+// loop does: each candidate in slot order whose t is below the current
+// tMax (the first one with w.first).
+#define WALKSTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
+loop: \
+	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
+	NODE(gomust, pop) \
+	/* R12 ends one past the top entry pushed. */ \
+	pick \
 three: \
 	/* Three or more: by rank (see above). */ \
 	POPCNTQ   AX, R12 /* the children hit */ \
@@ -1026,7 +1076,7 @@ TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, rleaf)
 
-	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty)
+	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
 
@@ -1084,7 +1134,7 @@ TEXT ·rayWalkAVX2(SB), $1568-88
 	MOVB  first+64(FP), AX
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, rleaf)
-	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
+	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
 	FRAMELEAF(leaf)
 	RAYDONE(status+80(FP))
 
@@ -1110,7 +1160,7 @@ TEXT ·rayIntersectAVX2(SB), $1568-72
 	MOVB  first+48(FP), AX
 	MOVB  AX, 104(DI)
 	ENTRY(8, gomust, rleaf)
-	WALKSTEPS(rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
+	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
 	FRAMELEAF(leaf)
 	RAYDONE(status+64(FP))
 
@@ -1138,7 +1188,7 @@ TEXT ·batchWalkAVX2(SB), $8768-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
-	WALKSTEPS(yield, yield, yield, yield, NOP, lanego, lanedone)
+	WALKSTEPS(PICKMERGED, yield, yield, yield, yield, NOP, lanego, lanedone)
 	BATCHLANES(3)
 
 // func batchOccludeAVX2(q *batchQuery)
