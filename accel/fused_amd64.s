@@ -759,7 +759,7 @@ gomust: \
 
 // PREFETCHBELOW prefetches the entry below the top of the closest-hit
 // walk's stack at BX, the next one popped (the stack's first when there
-// is none). Entries are prefetched when pushed, but only the two on top
+// is none). Entries are prefetched when pushed, but only the one on top
 // of a node's pushes, and a deep entry may have left the cache by its
 // pop: single-ray soup incoherent rays 1.07-1.12x. It clobbers AX, CX,
 // DX and R8.
@@ -882,8 +882,9 @@ several: \
 // (farther, or as near and in a later slot), from one broadcast compare
 // per child; lanes not hit take the eighth place, above the hit ones
 // (there are at most seven then), which the walk overwrites later. All
-// eight entries are stored, the nearest one is popped as cur, and the two
-// below it, next to be popped, are prefetched. Leaves commit as the Go
+// eight entries are stored, the nearest one is popped as cur, and the one
+// below it, next to be popped, is prefetched (the second below too cost
+// the soups' single rays 1-3%, BenchmarkTrace). Leaves commit as the Go
 // loop does: each candidate in slot order whose t is below the current
 // tMax (the first one with w.first).
 #define WALKSTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
@@ -925,8 +926,6 @@ three: \
 	PUTENTRY(X5, X3, 1, 3) \
 	LEAQ  (BX)(R12*8), BX \
 	MOVL  -16(BX), AX \
-	PREFETCH4(0(DI), 16(DI)) \
-	MOVL  -24(BX), AX \
 	PREFETCH4(0(DI), 16(DI)) \
 	JMP   pop \
 done: \
@@ -1010,8 +1009,10 @@ leafout: \
 // OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
 // WALKSTEPS (with the same parameters): the first child hit is cur and the others are pushed in slot
 // order, without a branch, all eight references compressed by the table's
-// indices for the hit mask and stored at once; the two entries on top, the
-// next ones popped, are prefetched. A leaf with a triangle that hits sets
+// indices for the hit mask and stored at once; the entry on top, the next
+// one popped, is prefetched. The walk usually finds an occluder under cur
+// and pops nothing: prefetching the second entry too cost shadow rays
+// 1-2% one at a time and 2-9% in batches (BenchmarkTrace*). A leaf with a triangle that hits sets
 // found and ends the walk (finished).
 #define OCCLUDESTEPS(toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
@@ -1028,16 +1029,10 @@ loop: \
 	VPERMD  Y2, Y1, Y2 \
 	VMOVDQU Y2, 0(BX) \
 	LEAQ    (BX)(R9*4), BX \
-	/* Prefetch the two entries on top, the next ones popped (when */ \
-	/* fewer were pushed, entries already there or the stack's first). */ \
+	/* Prefetch the entry on top, the next one popped (when none was */ \
+	/* pushed, one already there or the stack's first). */ \
 	MOVQ    56(DI), DX \
 	LEAQ    -4(BX), R8 \
-	CMPQ    R8, DX \
-	CMOVQCS DX, R8 \
-	MOVL    0(R8), AX \
-	PREFETCH4(0(DI), 16(DI)) \
-	MOVQ    56(DI), DX \
-	LEAQ    -8(BX), R8 \
 	CMPQ    R8, DX \
 	CMOVQCS DX, R8 \
 	MOVL    0(R8), AX \
