@@ -781,6 +781,26 @@ gomust: \
 	MOVL    0(R8), AX \
 	PREFETCH4(0(DI), 16(DI))
 
+// PICKTWO makes the nearer of the children in slots CX and R9 cur (R10,
+// X0; the first on a tie), chosen without a branch, and stores the
+// other's entry at 0(BX), its reference left in R11.
+#define PICKTWO \
+	MOVL     192(SI)(CX*4), R10 \
+	MOVL     192(SI)(R9*4), R11 \
+	VMOVD    CX, X2 \
+	VMOVD    R9, X3 \
+	VPERMPS  Y0, Y3, Y1 \
+	VPERMPS  Y0, Y2, Y0 \
+	VUCOMISS X0, X1 /* second < first: swap */ \
+	MOVL     R10, AX \
+	CMOVLCS  R11, R10 \
+	CMOVLCS  AX, R11 \
+	VMINSS   X0, X1, X2 \
+	VMAXSS   X1, X0, X1 \
+	VMOVAPS  X2, X0 \
+	MOVL     R11, 0(BX) \
+	VMOVSS   X1, 4(BX)
+
 // PICKBRANCH and PICKMERGED take the children a node test hit in AX
 // (entry distances in Y0) when there are one or two, and jump to three
 // when there are more; R12 starts at BX and ends one past the top entry
@@ -807,23 +827,7 @@ several: \
 	LEAQ  -1(R8), R11 \
 	TESTQ R8, R11 \
 	JNZ   three \
-	/* Two: the nearer is cur (the first on a tie), chosen without a */ \
-	/* branch, and the other is pushed and prefetched. */ \
-	MOVL     192(SI)(CX*4), R10 \
-	MOVL     192(SI)(R9*4), R11 \
-	VMOVD    CX, X2 \
-	VMOVD    R9, X3 \
-	VPERMPS  Y0, Y3, Y1 \
-	VPERMPS  Y0, Y2, Y0 \
-	VUCOMISS X0, X1 /* second < first: swap */ \
-	MOVL     R10, AX \
-	CMOVLCS  R11, R10 \
-	CMOVLCS  AX, R11 \
-	VMINSS   X0, X1, X2 \
-	VMAXSS   X1, X0, X1 \
-	VMOVAPS  X2, X0 \
-	MOVL     R11, 0(BX) \
-	VMOVSS   X1, 4(BX) \
+	PICKTWO \
 	ADDQ     $8, R12 \
 	MOVL     R11, AX \
 	PREFETCH4(0(DI), 16(DI)) \
@@ -839,27 +843,10 @@ several: \
 	LEAQ  -1(R8), R11 \
 	TESTQ R8, R11 \
 	JNZ   three \
-	/* One or two, without a branch between them: the nearer is cur */ \
-	/* (the first on a tie), the other is stored on the stack and */ \
-	/* prefetched, and the stack grows only when there were two. */ \
-	MOVL     192(SI)(CX*4), R10 \
-	MOVL     192(SI)(R9*4), R11 \
-	VMOVD    CX, X2 \
-	VMOVD    R9, X3 \
-	VPERMPS  Y0, Y3, Y1 \
-	VPERMPS  Y0, Y2, Y0 \
-	VUCOMISS X0, X1 /* second < first: swap */ \
-	MOVL     R10, AX \
-	CMOVLCS  R11, R10 \
-	CMOVLCS  AX, R11 \
-	VMINSS   X0, X1, X2 \
-	VMAXSS   X1, X0, X1 \
-	VMOVAPS  X2, X0 \
-	MOVL     R11, 0(BX) \
-	VMOVSS   X1, 4(BX) \
+	PICKTWO \
 	LEAQ     8(BX), DX \
 	TESTQ    R8, R8 \
-	CMOVQNE  DX, R12 \
+	CMOVQNE  DX, R12 /* the stack grows for two only */ \
 	MOVL     R11, AX \
 	PREFETCH4(0(DI), 16(DI)) \
 	JMP      done
