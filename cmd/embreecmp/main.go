@@ -236,94 +236,120 @@ func compare(m mesh, tracers []tracer) error {
 		res[rowBuildN] = float64(ntri) / d.Seconds() / 1e6
 	}
 
-	// Every tracer's answers, per ray kind (the last timed run's).
-	hits := make([][][]hit, len(kinds))
-	occ := make([][][]bool, len(kinds))
+	answers := make([]kindAnswers, len(kinds))
 	for ki, k := range kinds {
-		n := len(k.rays)
-		hits[ki], occ[ki] = make([][]hit, len(tracers)), make([][]bool, len(tracers))
-		for ti := range tracers {
-			hits[ki][ti], occ[ki][ti] = make([]hit, n), make([]bool, n)
-		}
+		answers[ki] = newKindAnswers(k, len(tracers))
 		for ri, workers := range []int{1, nt} {
-			best := make([]time.Duration, len(tracers))
-			for r := 0; r < max(1, *flagReps); r++ {
-				for j := range tracers {
-					ti := j
-					if r%2 == 1 {
-						ti = len(tracers) - 1 - j
-					}
-					sc := scenes[ti]
-					trace := func() {
-						if k.occluded {
-							out := occ[ki][ti]
-							embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
-						} else {
-							out := hits[ki][ti]
-							embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
-						}
-					}
-					// An untimed run first brings this tracer's scene back
-					// into the caches the previous tracer's run filled.
-					trace()
-					runtime.GC()
-					start := time.Now()
-					trace()
-					if d := time.Since(start); r == 0 || d < best[ti] {
-						best[ti] = d
-					}
-				}
-			}
-			for ti := range tracers {
-				results[ti][rows[2+2*ki+ri]] = float64(n) / best[ti].Seconds() / 1e6
-			}
-		}
-	}
-
-	var checks []string
-	if *flagCheck {
-		hitFrac := make([]string, len(kinds))
-		for ki, k := range kinds {
-			h := 0
-			if k.occluded {
-				for _, o := range occ[ki][0] {
-					if o {
-						h++
-					}
-				}
-			} else {
-				for _, x := range hits[ki][0] {
-					if !x.Miss() {
-						h++
-					}
-				}
-			}
-			hitFrac[ki] = fmt.Sprintf("%s %.0f%%", k.name, 100*float64(h)/float64(max(1, len(k.rays))))
-		}
-		checks = append(checks, "  hit rates ("+tracers[0].Name()+"): "+strings.Join(hitFrac, ", "))
-		for ti, t := range tracers[1:] {
-			for ki, k := range kinds {
-				var a agreement
-				if k.occluded {
-					a = compareOccluded(occ[ki][ti+1], occ[ki][0])
-				} else {
-					a = compareHits(k.rays, hits[ki][ti+1], hits[ki][0])
-				}
-				checks = append(checks, fmt.Sprintf("  %s vs %s, %s: %v", t.Name(), tracers[0].Name(), k.name, a))
-				for _, e := range a.example {
-					checks = append(checks, "    "+e)
-				}
+			best := bestTraces(k, scenes, answers[ki], workers)
+			for ti, d := range best {
+				results[ti][rows[2+2*ki+ri]] = float64(len(k.rays)) / d.Seconds() / 1e6
 			}
 		}
 	}
 	printTable(rows, tracers, results)
-	if len(checks) > 0 {
+	if *flagCheck {
 		fmt.Println("agreement (same: same primitive, t within 1e-5 relative to max(t, origin scale); ties: another primitive at the same t):")
-		for _, c := range checks {
+		for _, c := range agreementLines(kinds, tracers, answers) {
 			fmt.Println(c)
 		}
 	}
 	return nil
+}
+
+// kindAnswers are every tracer's answers to one ray kind (the last timed
+// run's): hits for closest-hit kinds, occluded for shadow rays.
+type kindAnswers struct {
+	hits     [][]hit
+	occluded [][]bool
+}
+
+func newKindAnswers(k rayKind, tracers int) kindAnswers {
+	var a kindAnswers
+	for range tracers {
+		if k.occluded {
+			a.occluded = append(a.occluded, make([]bool, len(k.rays)))
+		} else {
+			a.hits = append(a.hits, make([]hit, len(k.rays)))
+		}
+	}
+	return a
+}
+
+// bestTraces times every scene's trace of k's rays with workers
+// goroutines, -reps times each, and returns each scene's best time. The
+// scenes take turns (in reverse order every other repetition) and each
+// timed run follows an untimed one (see the command's doc); the answers
+// go to a.
+func bestTraces(k rayKind, scenes []scene, a kindAnswers, workers int) []time.Duration {
+	n := len(k.rays)
+	best := make([]time.Duration, len(scenes))
+	for r := 0; r < max(1, *flagReps); r++ {
+		for j := range scenes {
+			ti := j
+			if r%2 == 1 {
+				ti = len(scenes) - 1 - j
+			}
+			sc := scenes[ti]
+			trace := func() {
+				if k.occluded {
+					out := a.occluded[ti]
+					embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
+				} else {
+					out := a.hits[ti]
+					embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
+				}
+			}
+			// An untimed run first brings this tracer's scene back into
+			// the caches the previous tracer's run filled.
+			trace()
+			runtime.GC()
+			start := time.Now()
+			trace()
+			if d := time.Since(start); r == 0 || d < best[ti] {
+				best[ti] = d
+			}
+		}
+	}
+	return best
+}
+
+// agreementLines reports the first tracer's hit rates and how every other
+// tracer's answers agree with its.
+func agreementLines(kinds []rayKind, tracers []tracer, answers []kindAnswers) []string {
+	hitFrac := make([]string, len(kinds))
+	for ki, k := range kinds {
+		h := 0
+		if k.occluded {
+			for _, o := range answers[ki].occluded[0] {
+				if o {
+					h++
+				}
+			}
+		} else {
+			for _, x := range answers[ki].hits[0] {
+				if !x.Miss() {
+					h++
+				}
+			}
+		}
+		hitFrac[ki] = fmt.Sprintf("%s %.0f%%", k.name, 100*float64(h)/float64(max(1, len(k.rays))))
+	}
+	lines := []string{"  hit rates (" + tracers[0].Name() + "): " + strings.Join(hitFrac, ", ")}
+	for ti := 1; ti < len(tracers); ti++ {
+		for ki, k := range kinds {
+			var a agreement
+			if k.occluded {
+				a = compareOccluded(answers[ki].occluded[ti], answers[ki].occluded[0])
+			} else {
+				a = compareHits(k.rays, answers[ki].hits[ti], answers[ki].hits[0])
+			}
+			lines = append(lines, fmt.Sprintf("  %s vs %s, %s: %v", tracers[ti].Name(), tracers[0].Name(), k.name, a))
+			for _, e := range a.example {
+				lines = append(lines, "    "+e)
+			}
+		}
+	}
+	return lines
 }
 
 // bestBuild returns the best build time of m with t over -build-reps runs
