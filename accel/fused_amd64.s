@@ -1049,6 +1049,24 @@ leafout: \
 	MOVL CURN(SP), R10 \
 	JMP  gomust
 
+// RAYCLOSEST and RAYOCCLUDE are the rest of a one-call query once its
+// lane is set up (RAYQUERY or RAYQUERYRAY): walkAVX2's steps (first
+// read from the argument first) or occludeAVX2's from the root, leaves
+// through FRAMELEAF, the status to status (RAYDONE).
+#define RAYCLOSEST(first, status) \
+	MOVB  first, AX \
+	MOVB  AX, 104(DI) \
+	ENTRY(8, gomust, rleaf) \
+	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished) \
+	FRAMELEAF(leaf) \
+	RAYDONE(status)
+
+#define RAYOCCLUDE(status) \
+	ENTRY(4, gomust, rleaf) \
+	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
+	FRAMELEAF(leaf) \
+	RAYDONE(status)
+
 // func walkAVX2(w *fusedWalk) (more bool)
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
@@ -1113,12 +1131,7 @@ empty:
 TEXT ·rayWalkAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(56)
-	MOVB  first+64(FP), AX
-	MOVB  AX, 104(DI)
-	ENTRY(8, gomust, rleaf)
-	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
-	FRAMELEAF(leaf)
-	RAYDONE(status+80(FP))
+	RAYCLOSEST(first+64(FP), status+80(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1127,10 +1140,7 @@ TEXT ·rayWalkAVX2(SB), $1568-88
 TEXT ·rayOccludeAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(120)
-	ENTRY(4, gomust, rleaf)
-	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished)
-	FRAMELEAF(leaf)
-	RAYDONE(status+80(FP))
+	RAYOCCLUDE(status+80(FP))
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
@@ -1139,12 +1149,7 @@ TEXT ·rayOccludeAVX2(SB), $1568-88
 TEXT ·rayIntersectAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(56)
-	MOVB  first+48(FP), AX
-	MOVB  AX, 104(DI)
-	ENTRY(8, gomust, rleaf)
-	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished)
-	FRAMELEAF(leaf)
-	RAYDONE(status+64(FP))
+	RAYCLOSEST(first+48(FP), status+64(FP))
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
@@ -1152,10 +1157,7 @@ TEXT ·rayIntersectAVX2(SB), $1568-72
 TEXT ·rayOccludedAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(120)
-	ENTRY(4, gomust, rleaf)
-	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished)
-	FRAMELEAF(leaf)
-	RAYDONE(status+64(FP))
+	RAYOCCLUDE(status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
 //
