@@ -257,6 +257,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	fx, fy, fz := r.invFar.X, r.invFar.Y, r.invFar.Z
 	// Byte offsets of the near and far rows of each axis in wideNode.b.
 	const row = unsafe.Sizeof(wideRow{})
 	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
@@ -318,11 +319,12 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, first boo
 			if slabAsm {
 				mask = slabTest(n, &r.slab, tMin, tm, &near)
 			} else {
+				far := tm * robustScale
 				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-					fr := min(min(tm, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
+					fr := min(min(far, (hx[i]-ox)*fx), min((hy[i]-oy)*fy, (hz[i]-oz)*fz))
 					near[i] = nr
-					mask |= b2u(nr <= fr*robustScale) << i
+					mask |= b2u(nr <= fr) << i
 				}
 			}
 			if mask != 0 {
@@ -603,6 +605,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	fx, fy, fz := r.invFar.X, r.invFar.Y, r.invFar.Z
 	const row = unsafe.Sizeof(wideRow{})
 	nxo, fxo := uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
@@ -651,10 +654,11 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			if slabAsm {
 				mask = slabTest(n, &r.slab, tMin, tMax, &near)
 			} else {
+				far := tMax * robustScale
 				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-					fr := min(min(tMax, (hx[i]-ox)*ix), min((hy[i]-oy)*iy, (hz[i]-oz)*iz))
-					mask |= b2u(nr <= fr*robustScale) << i
+					fr := min(min(far, (hx[i]-ox)*fx), min((hy[i]-oy)*fy, (hz[i]-oz)*fz))
+					mask |= b2u(nr <= fr) << i
 				}
 			}
 			if mask != 0 {

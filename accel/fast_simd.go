@@ -32,10 +32,10 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 			// q.hitWide, written out: the inliner would not take it.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-			fr := archsimd.BroadcastFloat32x8(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+			fr := archsimd.BroadcastFloat32x8(tm * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 			var near wideRow
 			nr.Store(&near)
-			mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+			mask := uint(nr.LessEqual(fr).ToBits())
 			// The upper register halves are cleared before the scalar (SSE) code
 			// that follows, in each branch: before the branch, the compiler
 			// could schedule it ahead of the test.
@@ -130,8 +130,8 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			// after each ClearAVXUpperBits.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-			fr := archsimd.BroadcastFloat32x8(tMax).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
-			mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+			fr := archsimd.BroadcastFloat32x8(tMax * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
+			mask := uint(nr.LessEqual(fr).ToBits())
 			// The upper register halves are cleared before the scalar (SSE) code
 			// that follows, in each branch: before the branch, the compiler
 			// could schedule it ahead of the test.
@@ -180,10 +180,10 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-		fr := archsimd.BroadcastFloat32x8(tm).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
+		fr := archsimd.BroadcastFloat32x8(tm * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 		var near wideRow
 		nr.Store(&near)
-		mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+		mask := uint(nr.LessEqual(fr).ToBits())
 		// The upper register halves are cleared before the scalar (SSE) code
 		// that follows, in each branch: before the branch, the compiler
 		// could schedule it ahead of the test.
@@ -263,8 +263,8 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-		fr := archsimd.BroadcastFloat32x8(w.tMax).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.ix)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.iy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.iz))
-		mask := uint(nr.LessEqual(fr.Mul(q.robust)).ToBits())
+		fr := archsimd.BroadcastFloat32x8(w.tMax * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
+		mask := uint(nr.LessEqual(fr).ToBits())
 		// The upper register halves are cleared before the scalar (SSE) code
 		// that follows, in each branch: before the branch, the compiler
 		// could schedule it ahead of the test.

@@ -19,7 +19,8 @@
 // code runs with dirty upper register halves. X15 and R14 are left alone.
 //
 // The layout constants mirror fused_amd64.go (fusedWalk), slab.go
-// (slabRay: seven 16-byte broadcasts, then the six row offsets),
+// (slabRay: six 16-byte broadcasts, three 32-byte ones, then the six row
+// offsets),
 // triangle.go (watertightRay: kx, ky, kz at 16, 24, 32; ox, oy, oz, sx,
 // sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
 // (wideNode: 256 bytes, ref at 192; leaf references).
@@ -120,23 +121,30 @@
 	MOVQ    DX, (BX)(CX*8)
 
 // LOADSLAB loads the slab test's constants from the slabRay at DX: ox,
-// oy, oz, ix, iy, iz in Y6-Y11 and robustScale in Y13 (tMin goes in Y12
-// and tMax in Y14).
+// oy, oz, ix, iy, iz in Y6-Y11 (SLAB8 reads the far planes' inverse
+// direction, fx, fy, fz, from the slabRay itself; tMin goes in Y12, tMax
+// in Y14 and tMax times robustScale in Y13, FARMAX).
 #define LOADSLAB \
 	VBROADCASTSS 0(DX), Y6 \
 	VBROADCASTSS 16(DX), Y7 \
 	VBROADCASTSS 32(DX), Y8 \
 	VBROADCASTSS 48(DX), Y9 \
 	VBROADCASTSS 64(DX), Y10 \
-	VBROADCASTSS 80(DX), Y11 \
-	VBROADCASTSS 96(DX), Y13
+	VBROADCASTSS 80(DX), Y11
+
+// FARMAX sets Y13 to tMax (Y14) times robustScale, the slab test's bound
+// on far distances.
+#define FARMAX \
+	VBROADCASTSS robust<>(SB), Y13 \
+	VMULPS       Y14, Y13, Y13
 
 // LOADNODE is LOADSLAB for the walk's slabRay, tMin and current tMax.
 #define LOADNODE \
 	MOVQ         40(DI), DX \
 	LOADSLAB \
 	VBROADCASTSS 80(DI), Y12 \
-	VBROADCASTSS 84(DI), Y14
+	VBROADCASTSS 84(DI), Y14 \
+	FARMAX
 
 // PLANE sets dst to the slab distances of the eight children's planes in
 // the row at byte offset off of the node at SI: (plane - o) * inv.
@@ -147,31 +155,31 @@
 
 // SLAB8 is slabTest on the node at SI for the slabRay at DX (its
 // constants loaded by LOADSLAB), all eight children at once: the hit mask
-// in AX, the entry distances in Y0. The three planes and tMin (tMax)
-// are reduced as a tree, max(max(x, y), max(z, tMin)): finite rays have
-// no NaN distances, and on the rest max and min are associative up to
-// the sign of a zero, which no comparison sees. It clobbers Y1-Y5 and
-// R8-R13.
+// in AX, the entry distances in Y0. The far planes take the slabRay's
+// 32-byte fx, fy, fz as memory operands. The three planes and tMin
+// (tMax times robustScale) are reduced as a tree, max(max(x, y), max(z,
+// tMin)): finite rays have no NaN distances, and on the rest max and min
+// are associative up to the sign of a zero, which no comparison sees.
+// It clobbers Y1-Y5 and R8-R13.
 #define SLAB8 \
-	MOVQ      112(DX), R8 \
-	MOVQ      120(DX), R9 \
-	MOVQ      128(DX), R10 \
-	MOVQ      136(DX), R11 \
-	MOVQ      144(DX), R12 \
-	MOVQ      152(DX), R13 \
+	MOVQ      192(DX), R8 \
+	MOVQ      200(DX), R9 \
+	MOVQ      208(DX), R10 \
+	MOVQ      216(DX), R11 \
+	MOVQ      224(DX), R12 \
+	MOVQ      232(DX), R13 \
 	PLANE(R8, Y6, Y9, Y0) \
-	PLANE(R9, Y6, Y9, Y1) \
+	PLANE(R9, Y6, 96(DX), Y1) \
 	PLANE(R10, Y7, Y10, Y2) \
-	PLANE(R11, Y7, Y10, Y3) \
+	PLANE(R11, Y7, 128(DX), Y3) \
 	PLANE(R12, Y8, Y11, Y4) \
-	PLANE(R13, Y8, Y11, Y5) \
+	PLANE(R13, Y8, 160(DX), Y5) \
 	VMAXPS    Y2, Y0, Y0 \
 	VMAXPS    Y12, Y4, Y4 \
 	VMAXPS    Y4, Y0, Y0 \
 	VMINPS    Y3, Y1, Y1 \
-	VMINPS    Y14, Y5, Y5 \
+	VMINPS    Y13, Y5, Y5 \
 	VMINPS    Y5, Y1, Y1 \
-	VMULPS    Y13, Y1, Y1 \
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
 
@@ -342,15 +350,16 @@
 	JZ        none
 
 // A lane: one walk's state for walkAVX2 or occludeAVX2 (a fusedWalk at
-// 0), its ray's slab test (a slabRay: the first float of each broadcast,
-// all that the walks read, and the row offsets), its triangle test (the
+// 0), its ray's slab test (a slabRay: the first float of each 16-byte
+// broadcast, all that LOADSLAB reads, the 32-byte far inverses SLAB8
+// reads whole, and the row offsets), its triangle test (the
 // fields of a watertightRay that the walks read: kx, ky, kz and ox to
 // sz), its stack (64 stackEntry or 128 uint32 entries) and, in a batch,
 // the index of its ray (-1: none).
 #define LSLAB 128
-#define LWT 288
-#define LSTK 384
-#define LRAY 896
+#define LWT 384
+#define LSTK 480
+#define LRAY 992
 #define LANESHIFT 10
 
 // ROWS sets the byte offsets of an axis' near and far rows in a
@@ -396,7 +405,7 @@
 	ANDL         $7, CX \
 	CMPL         CX, $7 \
 	JNE          bad \
-	/* slabRay: origin, inverse, robustScale, and each axis' near and */ \
+	/* slabRay: origin, inverse, the far planes' inverse, and each axis' near and */ \
 	/* far row offsets from the inverse's signs. */ \
 	VMOVSS       X2, LSLAB+0(DI) \
 	VEXTRACTPS   $1, X2, LSLAB+16(DI) \
@@ -404,11 +413,20 @@
 	VMOVSS       X4, LSLAB+48(DI) \
 	VEXTRACTPS   $1, X4, LSLAB+64(DI) \
 	VEXTRACTPS   $2, X4, LSLAB+80(DI) \
-	MOVL         $0x3f800003, LSLAB+96(DI) /* robustScale (TestRayAVX2Constants) */ \
+	VBROADCASTSS robust<>(SB), X6 \
+	VMULPS       X6, X4, X6 /* the far planes' inverse: inv times robustScale */ \
+	VBROADCASTSS X6, Y7 \
+	VMOVUPS      Y7, LSLAB+96(DI) \
+	VPERMILPS    $0x55, X6, X7 \
+	VBROADCASTSS X7, Y7 \
+	VMOVUPS      Y7, LSLAB+128(DI) \
+	VPERMILPS    $0xaa, X6, X7 \
+	VBROADCASTSS X7, Y7 \
+	VMOVUPS      Y7, LSLAB+160(DI) \
 	VMOVMSKPS    X4, DX \
-	ROWS(0, 0, LSLAB+112) \
-	ROWS(1, 64, LSLAB+128) \
-	ROWS(2, 128, LSLAB+144) \
+	ROWS(0, 0, LSLAB+192) \
+	ROWS(1, 64, LSLAB+208) \
+	ROWS(2, 128, LSLAB+224) \
 	/* watertightRay: kz the axis of the largest |d| (the first of */ \
 	/* equal ones), kx and ky from shearAxes by the sign of d[kz], the */ \
 	/* origin's components in that order and the shear sx, sy, sz. */ \
@@ -1288,6 +1306,10 @@ DATA plusZero<>+8(SB)/4, $0
 DATA plusZero<>+12(SB)/4, $0x80000000
 GLOBL plusZero<>(SB), RODATA|NOPTR, $16
 
+// robust is robustScale as a float32 (TestRayAVX2Constants).
+DATA robust<>+0(SB)/4, $0x3f800004
+GLOBL robust<>(SB), RODATA|NOPTR, $4
+
 // shearTab is shearAxes as pairs of 4-byte kx, ky, indexed by 2*kz + (d[kz] < 0).
 DATA shearTab<>+0(SB)/4, $1
 DATA shearTab<>+4(SB)/4, $2
@@ -1313,6 +1335,7 @@ TEXT ·slabTestAVX2(SB), NOSPLIT, $0-40
 	VBROADCASTSS X12, Y12
 	VMOVSS       tMax+20(FP), X14
 	VBROADCASTSS X14, Y14
+	FARMAX
 	SLAB8
 	MOVQ    near+24(FP), DX
 	VMOVUPS Y0, 0(DX)

@@ -33,8 +33,9 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.ref)-192]
 	_ = [1]struct{}{}[unsafe.Sizeof(stackEntry{})-8]
 	_ = [1]struct{}{}[unsafe.Offsetof(stackEntry{}.near)-4]
-	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.nxo)-112]
-	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.fzo)-152]
+	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.fx)-96]
+	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.nxo)-192]
+	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.fzo)-232]
 	_ = [1]struct{}{}[wideWidth-8]
 	_ = [1]struct{}{}[leafBit-1<<31]
 )

@@ -5,11 +5,13 @@
 
 // The layout constants mirror wide.go, traverse.go and slab.go (asserted
 // in nodewalk_amd64.go): wideNode is 256 bytes with ref at offset 192,
-// stackEntry is 8 bytes (node, then near), slabRay holds seven 16-byte
-// broadcasts and then the six row offsets. X15 and R14 are left alone.
+// stackEntry is 8 bytes (node, then near), slabRay holds six 16-byte
+// broadcasts, three 32-byte ones and then the six row offsets. X15 and
+// R14 are left alone.
 
-// LOADRAY loads the slab-test constants of the slabRay at DI into X6-X11
-// and X13, and tMin and tMax broadcast into X12 and X14.
+// LOADRAY loads the slab-test constants of the slabRay at DI into X6-X11,
+// tMin and tMax broadcast into X12 and X14 and tMax times robustScale into
+// X13. It clobbers AX.
 #define LOADRAY(tmin, tmax) \
 	MOVSS  tmin, X12 \
 	SHUFPS $0, X12, X12 \
@@ -21,24 +23,24 @@
 	MOVUPS 48(DI), X9 \
 	MOVUPS 64(DI), X10 \
 	MOVUPS 80(DI), X11 \
-	MOVUPS 96(DI), X13
+	FARMAX
 
 // SLAB8 is slabTest on the node at SI for the slabRay at DI, with the
 // constants of LOADRAY: the hit mask in AX, the entry distances at 0(SP)
-// .. 31(SP). It clobbers X0-X5, R8-R13, DX and DI.
+// .. 31(SP). It clobbers X0-X5, R8-R13, CX and DX.
 #define SLAB8 \
-	MOVQ 112(DI), R8 \
-	MOVQ 120(DI), R9 \
-	MOVQ 128(DI), R10 \
-	MOVQ 136(DI), R11 \
-	MOVQ 144(DI), R12 \
-	MOVQ 152(DI), R13 \
+	MOVQ 192(DI), R8 \
+	MOVQ 200(DI), R9 \
+	MOVQ 208(DI), R10 \
+	MOVQ 216(DI), R11 \
+	MOVQ 224(DI), R12 \
+	MOVQ 232(DI), R13 \
 	MOVQ SP, DX \
 	GROUP(0) \
-	MOVQ AX, DI \
+	MOVQ AX, CX \
 	GROUP(16) \
 	SHLQ $4, AX \
-	ORQ  DI, AX
+	ORQ  CX, AX
 
 // PUSHHITS does what walkFiniteOn does with a nonzero hit mask in AX of
 // the node at SI (entry distances at 0(SP)), pushing at DI (&stack[sp]):

@@ -636,11 +636,12 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 	}
 }
 
-// TestRayAVX2Constants checks the constants the one-call queries spell
-// out: the float32 bits of robustScale.
+// TestRayAVX2Constants checks the constants the assembly spells out: the
+// float32 bits of robustScale (robust<> in fused_amd64.s, FARMAX in
+// slab_amd64.h).
 func TestRayAVX2Constants(t *testing.T) {
-	if got := math.Float32bits(robustScale); got != 0x3f800003 {
-		t.Errorf("robustScale is %#x as a float32; RAYSETUP stores 0x3f800003", got)
+	if got := math.Float32bits(robustScale); got != 0x3f800004 {
+		t.Errorf("robustScale is %#x as a float32; the assembly's robust<> is 0x3f800004", got)
 	}
 }
 

@@ -18,8 +18,8 @@ const slabAsm = true
 //go:noescape
 func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
 
-// slabBroadcast sets q's broadcasts (ox, oy, oz, ix, iy, iz, robust) to
-// the components of org and inv and to robust.
+// slabBroadcast sets q's broadcasts (ox, oy, oz, ix, iy, iz, fx, fy, fz)
+// to the components of org, inv and far.
 //
 //go:noescape
-func slabBroadcast(q *slabRay, org, inv *vec.Vec3, robust float32)
+func slabBroadcast(q *slabRay, org, inv, far *vec.Vec3)

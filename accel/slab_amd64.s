@@ -6,10 +6,10 @@
 //
 // slabRay.test with four children per SSE register (SSE2 is part of the
 // amd64 baseline). The layout constants mirror wide.go and slab.go:
-// wideNode.b is six 32-byte rows at offset 0; slabRay holds seven 16-byte
-// broadcasts (ox, oy, oz, ix, iy, iz, robustScale) and then the six row
-// offsets (nxo, fxo, nyo, fyo, nzo, fzo). X15 (Go's zero register) is
-// left alone.
+// wideNode.b is six 32-byte rows at offset 0; slabRay holds six 16-byte
+// broadcasts (ox, oy, oz, ix, iy, iz), three 32-byte ones (fx, fy, fz) and
+// then the six row offsets (nxo, fxo, nyo, fyo, nzo, fzo). X15 (Go's zero
+// register) is left alone.
 TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVQ   n+0(FP), SI
 	PREFETCHT0 192(SI)       // the references, which the caller reads next
@@ -25,13 +25,13 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVUPS 48(DI), X9   // ix
 	MOVUPS 64(DI), X10  // iy
 	MOVUPS 80(DI), X11  // iz
-	MOVUPS 96(DI), X13  // robustScale
-	MOVQ   112(DI), R8  // nxo
-	MOVQ   120(DI), R9  // fxo
-	MOVQ   128(DI), R10 // nyo
-	MOVQ   136(DI), R11 // fyo
-	MOVQ   144(DI), R12 // nzo
-	MOVQ   152(DI), R13 // fzo
+	FARMAX              // X13: tMax times robustScale
+	MOVQ   192(DI), R8  // nxo
+	MOVQ   200(DI), R9  // fxo
+	MOVQ   208(DI), R10 // nyo
+	MOVQ   216(DI), R11 // fyo
+	MOVQ   224(DI), R12 // nzo
+	MOVQ   232(DI), R13 // fzo
 	GROUP(0)
 	MOVQ   AX, BX
 	GROUP(16)
@@ -46,8 +46,13 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	SHUFPS $0, X0, X0 \
 	MOVUPS X0, to(DI)
 
-// func slabBroadcast(q *slabRay, org, inv *vec.Vec3, robust float32)
-TEXT ·slabBroadcast(SB), NOSPLIT|NOFRAME, $0-28
+// BCAST8 stores the float at off(SI) in all eight lanes of to(DI).
+#define BCAST8(off, to) \
+	BCAST(off, to) \
+	MOVUPS X0, to+16(DI)
+
+// func slabBroadcast(q *slabRay, org, inv, far *vec.Vec3)
+TEXT ·slabBroadcast(SB), NOSPLIT|NOFRAME, $0-32
 	MOVQ q+0(FP), DI
 	MOVQ org+8(FP), SI
 	BCAST(0, 0)
@@ -57,7 +62,8 @@ TEXT ·slabBroadcast(SB), NOSPLIT|NOFRAME, $0-28
 	BCAST(0, 48)
 	BCAST(4, 64)
 	BCAST(8, 80)
-	MOVSS  robust+24(FP), X0
-	SHUFPS $0, X0, X0
-	MOVUPS X0, 96(DI)
+	MOVQ far+24(FP), SI
+	BCAST8(0, 96)
+	BCAST8(4, 128)
+	BCAST8(8, 160)
 	RET

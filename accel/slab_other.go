@@ -14,6 +14,6 @@ func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask 
 }
 
 // slabBroadcast is never called where slabAsm is false.
-func slabBroadcast(q *slabRay, org, inv *vec.Vec3, robust float32) {
+func slabBroadcast(q *slabRay, org, inv, far *vec.Vec3) {
 	panic("accel: no assembly slab test on this architecture")
 }

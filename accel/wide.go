@@ -198,8 +198,10 @@ func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask u
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	fx, fy, fz := r.invFar.X, r.invFar.Y, r.invFar.Z
+	far := tMax * robustScale
 	for i := 0; i < wideWidth; i++ {
-		nr, fr := tMin, tMax
+		nr, fr := tMin, far
 		if t := (lx[i] - ox) * ix; t > nr {
 			nr = t
 		}
@@ -209,19 +211,19 @@ func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask u
 		if t := (lz[i] - oz) * iz; t > nr {
 			nr = t
 		}
-		if t := (hx[i] - ox) * ix; t < fr {
+		if t := (hx[i] - ox) * fx; t < fr {
 			fr = t
 		}
-		if t := (hy[i] - oy) * iy; t < fr {
+		if t := (hy[i] - oy) * fy; t < fr {
 			fr = t
 		}
-		if t := (hz[i] - oz) * iz; t < fr {
+		if t := (hz[i] - oz) * fz; t < fr {
 			fr = t
 		}
 		near[i] = nr
 		// NaN slab distances count as inside, so an unused slot (an
 		// empty box) can pass here: test its reference too.
-		if nr <= fr*robustScale && n.ref[i] != emptyRef {
+		if nr <= fr && n.ref[i] != emptyRef {
 			mask |= 1 << i
 		}
 	}
@@ -241,14 +243,15 @@ func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) (
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
 	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
-	negMin := -tMin
+	fx, fy, fz := r.invFar.X, r.invFar.Y, r.invFar.Z
+	negMin, far := -tMin, tMax*robustScale
 	for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
-		fr := min(tMax, (hx[i]-ox)*ix, (hy[i]-oy)*iy, (hz[i]-oz)*iz)
+		fr := min(far, (hx[i]-ox)*fx, (hy[i]-oy)*fy, (hz[i]-oz)*fz)
 		nr := -nn
 		near[i] = nr
 		var bit uint
-		if nr <= fr*robustScale {
+		if nr <= fr {
 			bit = 1
 		}
 		mask |= bit << i

@@ -26,17 +26,20 @@ func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uin
 	ix := archsimd.BroadcastFloat32x8(r.inv.X)
 	iy := archsimd.BroadcastFloat32x8(r.inv.Y)
 	iz := archsimd.BroadcastFloat32x8(r.inv.Z)
+	fx := archsimd.BroadcastFloat32x8(r.invFar.X)
+	fy := archsimd.BroadcastFloat32x8(r.invFar.Y)
+	fz := archsimd.BroadcastFloat32x8(r.invFar.Z)
 	b := &n.b
 	tnx := archsimd.LoadFloat32x8(&b[r.nearX]).Sub(ox).Mul(ix)
 	tny := archsimd.LoadFloat32x8(&b[r.nearY]).Sub(oy).Mul(iy)
 	tnz := archsimd.LoadFloat32x8(&b[r.nearZ]).Sub(oz).Mul(iz)
-	tfx := archsimd.LoadFloat32x8(&b[r.nearX^1]).Sub(ox).Mul(ix)
-	tfy := archsimd.LoadFloat32x8(&b[r.nearY^1]).Sub(oy).Mul(iy)
-	tfz := archsimd.LoadFloat32x8(&b[r.nearZ^1]).Sub(oz).Mul(iz)
+	tfx := archsimd.LoadFloat32x8(&b[r.nearX^1]).Sub(ox).Mul(fx)
+	tfy := archsimd.LoadFloat32x8(&b[r.nearY^1]).Sub(oy).Mul(fy)
+	tfz := archsimd.LoadFloat32x8(&b[r.nearZ^1]).Sub(oz).Mul(fz)
 	nr := archsimd.BroadcastFloat32x8(tMin).Max(tnx).Max(tny).Max(tnz)
-	fr := archsimd.BroadcastFloat32x8(tMax).Min(tfx).Min(tfy).Min(tfz)
+	fr := archsimd.BroadcastFloat32x8(tMax * robustScale).Min(tfx).Min(tfy).Min(tfz)
 	nr.Store(near)
-	mask := uint(nr.LessEqual(fr.Mul(archsimd.BroadcastFloat32x8(robustScale))).ToBits())
+	mask := uint(nr.LessEqual(fr).ToBits())
 	archsimd.ClearAVXUpperBits()
 	return mask
 }
@@ -97,8 +100,8 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 // walks, which write the test out (hitWideSIMD with the broadcasts hoisted):
 // the inliner would not take it as a method.
 type nodeRay struct {
-	ox, oy, oz, ix, iy, iz, tMin, robust archsimd.Float32x8
-	nxo, fxo, nyo, fyo, nzo, fzo         uintptr
+	ox, oy, oz, ix, iy, iz, fx, fy, fz, tMin archsimd.Float32x8
+	nxo, fxo, nyo, fyo, nzo, fzo             uintptr
 }
 
 // init sets q up for the ray r over tMin. The vectors are stored, not
@@ -110,7 +113,8 @@ func (q *nodeRay) init(r *rayBox, tMin float32) {
 	bc := archsimd.BroadcastFloat32x8
 	q.ox, q.oy, q.oz = bc(r.org.X), bc(r.org.Y), bc(r.org.Z)
 	q.ix, q.iy, q.iz = bc(r.inv.X), bc(r.inv.Y), bc(r.inv.Z)
-	q.tMin, q.robust = bc(tMin), bc(robustScale)
+	q.fx, q.fy, q.fz = bc(r.invFar.X), bc(r.invFar.Y), bc(r.invFar.Z)
+	q.tMin = bc(tMin)
 	q.nxo, q.fxo = uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	q.nyo, q.fyo = uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	q.nzo, q.fzo = uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
