@@ -20,7 +20,8 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 	q.init(&o.rb, tMin)
 	var lh leafHits
 	tm := *tMax
-	cur := st.cur // passed the e.near > tMax check
+	tmFar := tm * robustScale // the far bound, kept with tm (scalar: see nodeRay)
+	cur := st.cur             // passed the e.near > tMax check
 	for {
 		if !isLeafRef(cur.node) {
 			if sp > len(stack)-wideWidth {
@@ -32,7 +33,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 			// q.hitWide, written out: the inliner would not take it.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-			fr := archsimd.BroadcastFloat32x8(tm * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
+			fr := archsimd.BroadcastFloat32x8(tmFar).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 			var near wideRow
 			nr.Store(&near)
 			mask := uint(nr.LessEqual(fr).ToBits())
@@ -84,7 +85,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 				if !ok {
 					continue
 				}
-				tm = t
+				tm, tmFar = t, t*robustScale
 				*h = fastHit{t, u, v, s, front}
 				b.prefetchPrim(s)
 				found = true
@@ -117,6 +118,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 	wide, tris, rows := b.wide, b.tris, b.rows
 	var q nodeRay
 	q.init(&o.rb, tMin)
+	tMaxFar := tMax * robustScale // the far bound (scalar: see nodeRay)
 	for {
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
@@ -130,7 +132,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			// after each ClearAVXUpperBits.
 			p := unsafe.Pointer(&n.b)
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-			fr := archsimd.BroadcastFloat32x8(tMax * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
+			fr := archsimd.BroadcastFloat32x8(tMaxFar).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 			mask := uint(nr.LessEqual(fr).ToBits())
 			// The upper register halves are cleared before the scalar (SSE) code
 			// that follows, in each branch: before the branch, the compiler
@@ -180,7 +182,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-		fr := archsimd.BroadcastFloat32x8(tm * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
+		fr := archsimd.BroadcastFloat32x8(tm).Mul(q.robust).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 		var near wideRow
 		nr.Store(&near)
 		mask := uint(nr.LessEqual(fr).ToBits())
@@ -263,7 +265,7 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
-		fr := archsimd.BroadcastFloat32x8(w.tMax * robustScale).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
+		fr := archsimd.BroadcastFloat32x8(w.tMax).Mul(q.robust).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 		mask := uint(nr.LessEqual(fr).ToBits())
 		// The upper register halves are cleared before the scalar (SSE) code
 		// that follows, in each branch: before the branch, the compiler

@@ -37,7 +37,7 @@ func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uin
 	tfy := archsimd.LoadFloat32x8(&b[r.nearY^1]).Sub(oy).Mul(fy)
 	tfz := archsimd.LoadFloat32x8(&b[r.nearZ^1]).Sub(oz).Mul(fz)
 	nr := archsimd.BroadcastFloat32x8(tMin).Max(tnx).Max(tny).Max(tnz)
-	fr := archsimd.BroadcastFloat32x8(tMax * robustScale).Min(tfx).Min(tfy).Min(tfz)
+	fr := archsimd.BroadcastFloat32x8(tMax).Mul(archsimd.BroadcastFloat32x8(robustScale)).Min(tfx).Min(tfy).Min(tfz)
 	nr.Store(near)
 	mask := uint(nr.LessEqual(fr).ToBits())
 	archsimd.ClearAVXUpperBits()
@@ -98,10 +98,13 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 
 // nodeRay holds a ray's slab test constants as vectors for the vector
 // walks, which write the test out (hitWideSIMD with the broadcasts hoisted):
-// the inliner would not take it as a method.
+// the inliner would not take it as a method. The walks bound far
+// distances by tMax times robust as a vector product: a scalar one
+// between their vector operations is SSE code run with dirty upper
+// register halves, which made them 3-5x slower.
 type nodeRay struct {
-	ox, oy, oz, ix, iy, iz, fx, fy, fz, tMin archsimd.Float32x8
-	nxo, fxo, nyo, fyo, nzo, fzo             uintptr
+	ox, oy, oz, ix, iy, iz, fx, fy, fz, tMin, robust archsimd.Float32x8
+	nxo, fxo, nyo, fyo, nzo, fzo                     uintptr
 }
 
 // init sets q up for the ray r over tMin. The vectors are stored, not
@@ -114,7 +117,7 @@ func (q *nodeRay) init(r *rayBox, tMin float32) {
 	q.ox, q.oy, q.oz = bc(r.org.X), bc(r.org.Y), bc(r.org.Z)
 	q.ix, q.iy, q.iz = bc(r.inv.X), bc(r.inv.Y), bc(r.inv.Z)
 	q.fx, q.fy, q.fz = bc(r.invFar.X), bc(r.invFar.Y), bc(r.invFar.Z)
-	q.tMin = bc(tMin)
+	q.tMin, q.robust = bc(tMin), bc(robustScale)
 	q.nxo, q.fxo = uintptr(r.nearX)*row, uintptr(r.nearX^1)*row
 	q.nyo, q.fyo = uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	q.nzo, q.fzo = uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
