@@ -33,8 +33,13 @@ static rp_device *rp_new_device(const char *config) {
 	return d;
 }
 
+// rp_release_device releases the device and frees d, which the error
+// callback must not see afterwards.
 static void rp_release_device(rp_device *d) {
-	if (d->dev) rtcReleaseDevice(d->dev);
+	if (d->dev) {
+		rtcSetDeviceErrorFunction(d->dev, NULL, NULL);
+		rtcReleaseDevice(d->dev);
+	}
 	free(d);
 }
 
@@ -286,8 +291,21 @@ func (e *Error) Error() string {
 
 // Device is an Embree device. Its methods may be called from several
 // goroutines, except Close.
+//
+// Closing a device releases it only once the scenes built on it are
+// closed too: the device's C state (the error callback's buffer) must
+// outlive them, and Embree then destroys the device in rtcReleaseDevice
+// rather than inside the last scene's rtcReleaseScene. (cmd/embreecmp
+// closes each builder's device before the scene it built; one of eight
+// runs on 2026-11-24 crashed on a null pointer inside that last
+// rtcReleaseScene. Whether the device's destruction there caused it is
+// not proven; the callback's freed buffer was a bug either way.)
 type Device struct {
 	d *C.rp_device
+
+	mu     sync.Mutex
+	scenes int  // scenes built and not yet closed
+	closed bool // Close was called
 }
 
 // NewDevice returns a device whose builds use the given number of threads
@@ -326,10 +344,19 @@ func (d *Device) err() error {
 	return &Error{Code: int(code), Message: C.GoString(&d.d.msg[0])}
 }
 
-// Close releases the device. Scenes built on it stay valid until they are
-// closed too (Embree reference-counts the device).
+// Close releases the device once every scene built on it is closed;
+// scenes stay valid until then.
 func (d *Device) Close() {
-	if d.d != nil {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	d.releaseIfDone()
+}
+
+// releaseIfDone releases the device's C state once it is closed and has
+// no open scene. d.mu must be held.
+func (d *Device) releaseIfDone() {
+	if d.closed && d.scenes == 0 && d.d != nil {
 		C.rp_release_device(d.d)
 		d.d = nil
 	}
@@ -340,13 +367,17 @@ func (d *Device) Close() {
 type Scene struct {
 	s    C.RTCScene
 	ntri int
+	dev  *Device
 }
 
 // BuildTriangles builds a scene of the indexed triangle list: triangle i has
 // vertices positions[indices[3i+k]], k = 0, 1, 2. It checks the indices and
 // returns Embree's error if the build fails.
 func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality Quality) (*Scene, error) {
-	if d.d == nil {
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
 		return nil, errors.New("embree: device is closed")
 	}
 	if len(indices)%3 != 0 {
@@ -383,18 +414,28 @@ func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality 
 	if s == nil {
 		return nil, errors.New("embree: scene creation failed")
 	}
-	return &Scene{s: s, ntri: ntri}, nil
+	d.mu.Lock()
+	d.scenes++
+	d.mu.Unlock()
+	return &Scene{s: s, ntri: ntri, dev: d}, nil
 }
 
 // Triangles returns the number of triangles in s.
 func (s *Scene) Triangles() int { return s.ntri }
 
-// Close releases the scene.
+// Close releases the scene, and its device if that is closed and this
+// was its last open scene.
 func (s *Scene) Close() {
-	if s.s != nil {
-		C.rtcReleaseScene(s.s)
-		s.s = nil
+	if s.s == nil {
+		return
 	}
+	C.rtcReleaseScene(s.s)
+	s.s = nil
+	d := s.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scenes--
+	d.releaseIfDone()
 }
 
 // Intersect finds the closest hit of every ray in one cgo call, on the

@@ -252,3 +252,48 @@ func TestParallelCallsChunksForAnyWorkerCount(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceOutlivesItsScenes checks that closing a device with scenes
+// still open keeps it (and the C state its error callback writes) until
+// the last of them is closed, and that the scenes still trace meanwhile.
+func TestDeviceOutlivesItsScenes(t *testing.T) {
+	dev, err := NewDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, idx := meshgen.Terrain(2000, 5)
+	a, err := dev.BuildTriangles(pos, idx, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := dev.BuildTriangles(pos, idx, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev.Close()
+	if dev.d == nil {
+		t.Fatal("the device was released with two scenes open")
+	}
+	if _, err := dev.BuildTriangles(pos, idx, Medium); err == nil {
+		t.Error("a closed device built a scene")
+	}
+	rays := raygen.Incoherent(raygen.BoundsOf(pos), 1000, 2)
+	want, got := make([]Hit, len(rays)), make([]Hit, len(rays))
+	a.Intersect(rays, want)
+	a.Close()
+	if dev.d == nil {
+		t.Fatal("the device was released with one scene open")
+	}
+	b.Intersect(rays, got)
+	for i := range rays {
+		if got[i] != want[i] {
+			t.Fatalf("ray %d: %+v after the device's Close, %+v before", i, got[i], want[i])
+		}
+	}
+	b.Close()
+	if dev.d != nil {
+		t.Error("the device was not released with its last scene")
+	}
+	b.Close() // a second Close is a no-op
+	dev.Close()
+}
