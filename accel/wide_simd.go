@@ -98,10 +98,12 @@ func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tM
 
 // nodeRay holds a ray's slab test constants as vectors for the vector
 // walks, which write the test out (hitWideSIMD with the broadcasts hoisted):
-// the inliner would not take it as a method. The walks bound far
-// distances by tMax times robust as a vector product: a scalar one
-// between their vector operations is SSE code run with dirty upper
-// register halves, which made them 3-5x slower.
+// the inliner would not take it as a method. Far distances are bounded
+// by tMax times robustScale: the single-ray walks keep that product
+// beside tMax, computed where tMax changes (scalar code, upper register
+// halves clear), the batch steps take it as a vector product (robust).
+// A scalar product among the vector operations is SSE code run with
+// dirty upper halves, which made the walks 3-5x slower.
 type nodeRay struct {
 	ox, oy, oz, ix, iy, iz, fx, fy, fz, tMin, robust archsimd.Float32x8
 	nxo, fxo, nyo, fyo, nzo, fzo                     uintptr
