@@ -841,6 +841,22 @@ gomust: \
 	VMAXSS   xa, xb, xb \
 	VMOVAPS  X5, xa
 
+// PUTCHILD stores the stack entry of a child (reference r, distance x)
+// at off(BX).
+#define PUTCHILD(r, x, off) \
+	MOVL   r, off(BX) \
+	VMOVSS x, off+4(BX)
+
+// NETCUR ends NET3 and NET4: the nearest child (CX, X1) is cur, R12 ends
+// at top(BX), one past the entries pushed, and the top one (R9) is
+// prefetched.
+#define NETCUR(top) \
+	LEAQ    top(BX), R12 \
+	MOVL    CX, R10 \
+	VMOVAPS X1, X0 \
+	MOVL    R9, AX \
+	PREFETCH4(0(DI), 16(DI))
+
 // NET3 takes three hit children, in slots CX, R9 and R13, as the rank
 // path would: sorted by entry distance (ties in slot order) by a network
 // of three swaps, the nearest is cur (R10, X0), the others are pushed
@@ -856,15 +872,9 @@ gomust: \
 	SWAP(X1, CX, X2, R9) \
 	SWAP(X2, R9, X3, R13) \
 	SWAP(X1, CX, X2, R9) \
-	MOVL    R13, 0(BX) \
-	VMOVSS  X3, 4(BX) \
-	MOVL    R9, 8(BX) \
-	VMOVSS  X2, 12(BX) \
-	LEAQ    16(BX), R12 \
-	MOVL    CX, R10 \
-	VMOVAPS X1, X0 \
-	MOVL    R9, AX \
-	PREFETCH4(0(DI), 16(DI))
+	PUTCHILD(R13, X3, 0) \
+	PUTCHILD(R9, X2, 8) \
+	NETCUR(16)
 
 // NET4 is NET3 for four children, in slots CX, R9, R13 and R8, sorted by
 // odd-even transposition (six swaps). It clobbers R8 and X1-X5 as well.
@@ -879,17 +889,10 @@ gomust: \
 	SWAP(X1, CX, X2, R9) \
 	SWAP(X3, R13, X4, R8) \
 	SWAP(X2, R9, X3, R13) \
-	MOVL    R8, 0(BX) \
-	VMOVSS  X4, 4(BX) \
-	MOVL    R13, 8(BX) \
-	VMOVSS  X3, 12(BX) \
-	MOVL    R9, 16(BX) \
-	VMOVSS  X2, 20(BX) \
-	LEAQ    24(BX), R12 \
-	MOVL    CX, R10 \
-	VMOVAPS X1, X0 \
-	MOVL    R9, AX \
-	PREFETCH4(0(DI), 16(DI))
+	PUTCHILD(R8, X4, 0) \
+	PUTCHILD(R13, X3, 8) \
+	PUTCHILD(R9, X2, 16) \
+	NETCUR(24)
 
 // PICKBRANCH and PICKMERGED take the children a node test hit in AX
 // (entry distances in Y0) when there are one or two, and jump to three

@@ -17,24 +17,14 @@
 	SHUFPS $0, X12, X12 \
 	MOVSS  tmax, X14 \
 	SHUFPS $0, X14, X14 \
-	MOVUPS 0(DI), X6 \
-	MOVUPS 16(DI), X7 \
-	MOVUPS 32(DI), X8 \
-	MOVUPS 48(DI), X9 \
-	MOVUPS 64(DI), X10 \
-	MOVUPS 80(DI), X11 \
+	SLABRAY \
 	FARMAX
 
 // SLAB8 is slabTest on the node at SI for the slabRay at DI, with the
 // constants of LOADRAY: the hit mask in AX, the entry distances at 0(SP)
 // .. 31(SP). It clobbers X0-X5, R8-R13, CX and DX.
 #define SLAB8 \
-	MOVQ 192(DI), R8 \
-	MOVQ 200(DI), R9 \
-	MOVQ 208(DI), R10 \
-	MOVQ 216(DI), R11 \
-	MOVQ 224(DI), R12 \
-	MOVQ 232(DI), R13 \
+	SLABROWS \
 	MOVQ SP, DX \
 	GROUP(0) \
 	MOVQ AX, CX \

@@ -1,3 +1,23 @@
+// SLABRAY loads the origin and inverse direction broadcasts of the
+// slabRay at DI into X6-X11.
+#define SLABRAY \
+	MOVUPS 0(DI), X6 \
+	MOVUPS 16(DI), X7 \
+	MOVUPS 32(DI), X8 \
+	MOVUPS 48(DI), X9 \
+	MOVUPS 64(DI), X10 \
+	MOVUPS 80(DI), X11
+
+// SLABROWS loads the row offsets of the slabRay at DI (nxo, fxo, nyo,
+// fyo, nzo, fzo) into R8-R13.
+#define SLABROWS \
+	MOVQ 192(DI), R8 \
+	MOVQ 200(DI), R9 \
+	MOVQ 208(DI), R10 \
+	MOVQ 216(DI), R11 \
+	MOVQ 224(DI), R12 \
+	MOVQ 232(DI), R13
+
 // GROUP tests children 4*off/16 .. 4*off/16+3 against the slabRay at
 // DI (origin and inverse direction in X6-X11, tMin in X12, tMax times
 // robustScale in X13): their slab distances from the rows at SI+off, the

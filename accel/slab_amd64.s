@@ -19,19 +19,9 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVSS  tMax+20(FP), X14
 	SHUFPS $0, X14, X14
 	MOVQ   near+24(FP), DX
-	MOVUPS 0(DI), X6    // ox
-	MOVUPS 16(DI), X7   // oy
-	MOVUPS 32(DI), X8   // oz
-	MOVUPS 48(DI), X9   // ix
-	MOVUPS 64(DI), X10  // iy
-	MOVUPS 80(DI), X11  // iz
+	SLABRAY             // ox, oy, oz, ix, iy, iz
 	FARMAX              // X13: tMax times robustScale
-	MOVQ   192(DI), R8  // nxo
-	MOVQ   200(DI), R9  // fxo
-	MOVQ   208(DI), R10 // nyo
-	MOVQ   216(DI), R11 // fyo
-	MOVQ   224(DI), R12 // nzo
-	MOVQ   232(DI), R13 // fzo
+	SLABROWS            // nxo, fxo, nyo, fyo, nzo, fzo
 	GROUP(0)
 	MOVQ   AX, BX
 	GROUP(16)
