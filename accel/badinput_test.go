@@ -8,6 +8,11 @@ import (
 	"github.com/raypipe/raypipe/vec"
 )
 
+// hugeStrideMsg is what a VertexStride of math.MaxInt is refused for: past
+// the range [0, 2^32) where int has 64 bits; on 32-bit platforms it is in
+// range (2^31-1) and no multiple of the component size.
+var hugeStrideMsg = map[bool]string{true: "out of range", false: "multiple"}[math.MaxInt > math.MaxUint32]
+
 // Bad build input gives an *InputError that names the geometry or instance
 // and the field ("Errors and bad input" in DESIGN.md; the spec leaves these
 // cases undefined). Claimed counts are checked against the buffers before
@@ -30,7 +35,7 @@ func TestBuildRejectsBadInput(t *testing.T) {
 		{"NegativeVertexCount", func() []Geometry { g := ok(); g.Triangles.VertexCount = -1; return []Geometry{g} }, "geometry 0", "VertexCount", "out of range"},
 		{"OddStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = 13; return []Geometry{g} }, "geometry 0", "VertexStride", "multiple"},
 		{"Float32StrideNotMultipleOf4", func() []Geometry { g := ok(); g.Triangles.VertexStride = 14; return []Geometry{g} }, "geometry 0", "VertexStride", "R32G32B32_FLOAT"},
-		{"HugeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = math.MaxInt; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
+		{"HugeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = math.MaxInt; return []Geometry{g} }, "geometry 0", "VertexStride", hugeStrideMsg},
 		{"NegativeStride", func() []Geometry { g := ok(); g.Triangles.VertexStride = -12; return []Geometry{g} }, "geometry 0", "VertexStride", "out of range"},
 		{"UnknownVertexFormat", func() []Geometry { g := ok(); g.Triangles.VertexFormat = 9; return []Geometry{g} }, "geometry 0", "VertexFormat", "unsupported"},
 		{"UnknownIndexFormat", func() []Geometry { g := ok(); g.Triangles.IndexFormat = 7; return []Geometry{g} }, "geometry 0", "IndexFormat", "unsupported"},
