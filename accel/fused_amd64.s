@@ -863,8 +863,8 @@ gomust: \
 // farthest first, R12 ends one past them and the top one is prefetched.
 // Three and four children are most of the nodes that hit more than two
 // (soup rays: 3 in 11-16% of node tests, 4 in 6-9%, more in 3-7%), and a
-// network costs a third of the ranks. It clobbers AX, CX, DX, R9, R13
-// and X1-X5.
+// network takes about half the ranks' instructions. It clobbers AX, CX,
+// DX, R9, R13 and X1-X5.
 #define NET3 \
 	CHILD(CX, X1, Y1) \
 	CHILD(R9, X2, Y2) \
