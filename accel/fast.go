@@ -545,8 +545,10 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 			var near wideRow
 			n := &wide[cur]
 			if mask := o.rb.hitWide(n, tMin, tMax, &near); mask != 0 {
-				for m := mask & (mask - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+				for m := mask & (mask - 1); m != 0; {
+					i := bits.Len(m) - 1 // last slot first: popped in slot order
+					m &^= 1 << i
+					stack[sp] = n.ref[i&wideMask]
 					sp++
 				}
 				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
@@ -662,8 +664,10 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 				}
 			}
 			if mask != 0 {
-				for m := mask & (mask - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+				for m := mask & (mask - 1); m != 0; {
+					i := bits.Len(m) - 1 // last slot first: popped in slot order
+					m &^= 1 << i
+					stack[sp] = n.ref[i&wideMask]
 					prefetchChild(wide, leaves, stack[sp])
 					sp++
 				}

@@ -141,8 +141,10 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 				archsimd.ClearAVXUpperBits()
 			} else {
 				archsimd.ClearAVXUpperBits()
-				for m := mask & (mask - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+				for m := mask & (mask - 1); m != 0; {
+					i := bits.Len(m) - 1 // last slot first: popped in slot order
+					m &^= 1 << i
+					stack[sp] = n.ref[i&wideMask]
 					prefetchChildRows(wide, rows, stack[sp])
 					sp++
 				}
@@ -274,8 +276,10 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 			archsimd.ClearAVXUpperBits()
 		} else {
 			archsimd.ClearAVXUpperBits()
-			for m := mask & (mask - 1); m != 0; m &= m - 1 {
-				w.stack[w.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
+			for m := mask & (mask - 1); m != 0; {
+				i := bits.Len(m) - 1 // last slot first: popped in slot order
+				m &^= 1 << i
+				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
 				prefetchChildRows(b.wide, b.rows, w.stack[w.sp].node)
 				w.sp++
 			}

@@ -46,13 +46,14 @@ type fusedWalk struct {
 	compress *[256][wideWidth]uint32
 }
 
-// compressSlots[m] lists the slots set in the mask m, in increasing
-// order: occludeAVX2 pushes the children a node test hits, in slot order,
-// by permuting the node's references with it, without a branch per child.
+// compressSlots[m] lists the slots set in the mask m, in decreasing
+// order: occludeAVX2 pushes the children a node test hits, last slot
+// first (so that it pops them in slot order, as the Go loops do), by
+// permuting the node's references with it, without a branch per child.
 var compressSlots = func() (t [256][wideWidth]uint32) {
 	for m := range t {
 		k := 0
-		for i := 0; i < wideWidth; i++ {
+		for i := wideWidth - 1; i >= 0; i-- {
 			if m>>i&1 != 0 {
 				t[m][k] = uint32(i)
 				k++

@@ -1106,10 +1106,14 @@ net3: \
 	JMP   done
 
 // OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
-// WALKSTEPS (with the same parameters): the first child hit is cur and the others are pushed in slot
-// order, without a branch, all eight references compressed by the table's
-// indices for the hit mask and stored at once; the entry on top, the next
-// one popped, is prefetched. The walk usually finds an occluder under cur
+// WALKSTEPS (with the same parameters): the first child hit is cur and the
+// others are pushed last slot first, so that they are popped in slot
+// order: children are ordered by decreasing primitive count, and taking
+// the larger subtrees first finds occluders sooner (the soups' single
+// shadow rays 1.02x at 100k and 1.07-1.10x at 1M, 1k 0.98x; batches
+// 1.02-1.05x from 100k up). No branch: all eight references are
+// compressed by the table's indices for the hit mask and stored at once;
+// the entry on top, the next one popped, is prefetched. The walk usually finds an occluder under cur
 // and pops nothing: prefetching the second entry too cost shadow rays
 // 1-2% one at a time and 2-9% in batches (BenchmarkTrace*). A leaf with a triangle that hits sets
 // found and ends the walk (finished).
@@ -1119,7 +1123,7 @@ loop: \
 	BSFQ    AX, CX /* the first child hit is cur */ \
 	MOVL    192(SI)(CX*4), R10 \
 	LEAQ    -1(AX), R8 \
-	ANDQ    AX, R8 /* the others, pushed in slot order */ \
+	ANDQ    AX, R8 /* the others, pushed last slot first */ \
 	POPCNTQ R8, R9 /* without a branch: all eight refs */ \
 	SHLQ    $5, R8 /* compressed by the table's indices */ \
 	ADDQ    112(DI), R8 /* for the mask, stored at once */ \

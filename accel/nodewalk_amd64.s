@@ -219,15 +219,15 @@ loop:
 	ANDQ  AX, R8
 
 push:
-	// The others are pushed in slot order, each prefetched.
+	// The others are pushed last slot first (popped in slot order), each
+	// prefetched.
 	TESTQ R8, R8
 	JZ    next
-	BSFQ  R8, CX
+	BSRQ  R8, CX
 	MOVL  192(SI)(CX*4), AX
 	MOVL  AX, 0(BX)
 	ADDQ  $4, BX
-	LEAQ  -1(R8), CX
-	ANDQ  CX, R8
+	BTRQ  CX, R8
 	PREFETCHREF(wide+0(FP), leaves+32(FP), push)
 	JMP   push
 

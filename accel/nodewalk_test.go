@@ -80,8 +80,10 @@ func goOccludeWalk(wide []wideNode, q *slabRay, tMin, tMax float32, stack []uint
 		n := &wide[cur]
 		var near wideRow
 		if mask := slabTest(n, q, tMin, tMax, &near); mask != 0 {
-			for m := mask & (mask - 1); m != 0; m &= m - 1 {
-				stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+			for m := mask & (mask - 1); m != 0; {
+				i := bits.Len(m) - 1 // last slot first
+				m &^= 1 << i
+				stack[sp] = n.ref[i&wideMask]
 				sp++
 			}
 			cur = n.ref[bits.TrailingZeros(mask)&wideMask]
