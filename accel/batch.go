@@ -561,8 +561,8 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 		var near wideRow
 		if mask := w.o.rb.hitWide(n, w.tMin, w.tMax, &near); mask != 0 {
 			for m := mask & (mask - 1); m != 0; {
-				i := bits.Len(m) - 1 // last slot first: popped in slot order
-				m &^= 1 << i
+				var i int
+				i, m = lastSlot(m)
 				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
 				prefetchChild(b.wide, b.leafLines(), w.stack[w.sp].node)
 				w.sp++

@@ -546,8 +546,8 @@ func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 			n := &wide[cur]
 			if mask := o.rb.hitWide(n, tMin, tMax, &near); mask != 0 {
 				for m := mask & (mask - 1); m != 0; {
-					i := bits.Len(m) - 1 // last slot first: popped in slot order
-					m &^= 1 << i
+					var i int
+					i, m = lastSlot(m)
 					stack[sp] = n.ref[i&wideMask]
 					sp++
 				}
@@ -665,8 +665,8 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			}
 			if mask != 0 {
 				for m := mask & (mask - 1); m != 0; {
-					i := bits.Len(m) - 1 // last slot first: popped in slot order
-					m &^= 1 << i
+					var i int
+					i, m = lastSlot(m)
 					stack[sp] = n.ref[i&wideMask]
 					prefetchChild(wide, leaves, stack[sp])
 					sp++

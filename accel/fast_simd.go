@@ -142,8 +142,8 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			} else {
 				archsimd.ClearAVXUpperBits()
 				for m := mask & (mask - 1); m != 0; {
-					i := bits.Len(m) - 1 // last slot first: popped in slot order
-					m &^= 1 << i
+					var i int
+					i, m = lastSlot(m)
 					stack[sp] = n.ref[i&wideMask]
 					prefetchChildRows(wide, rows, stack[sp])
 					sp++
@@ -277,8 +277,8 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		} else {
 			archsimd.ClearAVXUpperBits()
 			for m := mask & (mask - 1); m != 0; {
-				i := bits.Len(m) - 1 // last slot first: popped in slot order
-				m &^= 1 << i
+				var i int
+				i, m = lastSlot(m)
 				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
 				prefetchChildRows(b.wide, b.rows, w.stack[w.sp].node)
 				w.sp++

@@ -799,34 +799,6 @@ gomust: \
 	MOVL    0(R8), AX \
 	PREFETCH4(0(DI), 16(DI))
 
-// PICKTWO makes the nearer of the children in slots CX and R9 cur (R10,
-// X0; the first on a tie), chosen without a branch, and stores the
-// other's entry at 0(BX), its reference left in R11.
-#define PICKTWO \
-	MOVL     192(SI)(CX*4), R10 \
-	MOVL     192(SI)(R9*4), R11 \
-	VMOVD    CX, X2 \
-	VMOVD    R9, X3 \
-	VPERMPS  Y0, Y3, Y1 \
-	VPERMPS  Y0, Y2, Y0 \
-	VUCOMISS X0, X1 /* second < first: swap */ \
-	MOVL     R10, AX \
-	CMOVLCS  R11, R10 \
-	CMOVLCS  AX, R11 \
-	VMINSS   X0, X1, X2 \
-	VMAXSS   X1, X0, X1 \
-	VMOVAPS  X2, X0 \
-	MOVL     R11, 0(BX) \
-	VMOVSS   X1, 4(BX)
-
-// CHILD loads the reference of the hit child in slot r (a register)
-// into r and its entry distance (lane r of Y0) into x (y: the same
-// register's 256-bit name).
-#define CHILD(r, x, y) \
-	VMOVD   r, x \
-	VPERMPS Y0, y, y \
-	MOVL    192(SI)(r*4), r
-
 // SWAP puts the nearer of two children first: a (distance xa, reference
 // ra) and b (xb, rb) change places only when b is strictly nearer, so
 // that equal ones keep their slot order, as pushSorted keeps it (a
@@ -838,8 +810,30 @@ gomust: \
 	CMOVLCS  rb, ra \
 	CMOVLCS  AX, rb \
 	VMINSS   xa, xb, X5 \
-	VMAXSS   xa, xb, xb \
+	VMAXSS   xb, xa, xb \
 	VMOVAPS  X5, xa
+
+// PICKTWO makes the nearer of the children in slots CX and R9 cur (R10,
+// X0; the first on a tie), chosen without a branch, and stores the
+// other's entry at 0(BX), its reference left in R11.
+#define PICKTWO \
+	MOVL     192(SI)(CX*4), R10 \
+	MOVL     192(SI)(R9*4), R11 \
+	VMOVD    CX, X2 \
+	VMOVD    R9, X3 \
+	VPERMPS  Y0, Y3, Y1 \
+	VPERMPS  Y0, Y2, Y0 \
+	SWAP(X0, R10, X1, R11) \
+	MOVL     R11, 0(BX) \
+	VMOVSS   X1, 4(BX)
+
+// CHILD loads the reference of the hit child in slot r (a register)
+// into r and its entry distance (lane r of Y0) into x (y: the same
+// register's 256-bit name).
+#define CHILD(r, x, y) \
+	VMOVD   r, x \
+	VPERMPS Y0, y, y \
+	MOVL    192(SI)(r*4), r
 
 // PUTCHILD stores the stack entry of a child (reference r, distance x)
 // at off(BX).
@@ -984,9 +978,7 @@ three: \
 	JZ    net3 \
 	LEAQ  -1(DX), R11 \
 	TESTQ DX, R11 \
-	JNZ   rank \
-	JMP   net4 \
-rank: \
+	JZ    net4 \
 	POPCNTQ   AX, R12 /* the children hit */ \
 	VMOVDQU   Y1, HITV(SP) /* the lanes hit */ \
 	VMOVAPS   Y0, Y2 /* the entry distances */ \

@@ -81,8 +81,8 @@ func goOccludeWalk(wide []wideNode, q *slabRay, tMin, tMax float32, stack []uint
 		var near wideRow
 		if mask := slabTest(n, q, tMin, tMax, &near); mask != 0 {
 			for m := mask & (mask - 1); m != 0; {
-				i := bits.Len(m) - 1 // last slot first
-				m &^= 1 << i
+				var i int
+				i, m = lastSlot(m)
 				stack[sp] = n.ref[i&wideMask]
 				sp++
 			}

@@ -282,6 +282,16 @@ func (r *rayBox) pushChildren(n *wideNode, tMin, tMax float32, stack []stackEntr
 
 func trailing(m uint) int { return bits.TrailingZeros(m) }
 
+// lastSlot returns the highest slot set in the nonzero mask m and m
+// without it. The occlusion walks push the children they do not take
+// last slot first, so that they pop them in slot order: children are
+// ordered by decreasing primitive count, and the larger subtrees are the
+// likelier to hold an occluder.
+func lastSlot(m uint) (int, uint) {
+	i := bits.Len(m) - 1
+	return i, m &^ (1 << i)
+}
+
 // pushSorted pushes the children of n selected by mask, with their entry
 // distances, onto stack[sp:] so that they pop nearest first, equal
 // distances in child order, and returns the new height. Every wide walk
