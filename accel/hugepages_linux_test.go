@@ -22,7 +22,7 @@ func TestBuildAdvisesHugePages(t *testing.T) {
 		t.Skip("no leaf rows on this build")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	pos, idx := randomSoup(rng, 300000, 0.01) // rows of 10.8 MB, wide nodes of about 3 MB
+	pos, idx := randomSoup(rng, 600000, 0.01) // rows of 21.6 MB, wide nodes of about 5 MB
 	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
 	if err != nil {
 		t.Fatal(err)

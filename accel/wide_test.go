@@ -266,3 +266,154 @@ func TestIdentityTransformShortcutIsExact(t *testing.T) {
 		}
 	}
 }
+
+// randomBinaryTree returns a random binary tree of leaves leaves, of any
+// shape (from balanced to a chain), in the layout builds give (children
+// adjacent and after their parent), whose leaves have random boxes and one
+// to eight primitive slots each, and whose inner boxes are their
+// children's unions.
+func randomBinaryTree(rng *rand.Rand, leaves int) []node {
+	nodes := []node{{}}
+	open := []uint32{0} // the leaves so far: each split turns one into two
+	for len(open) < leaves {
+		i := rng.IntN(len(open))
+		n, first := open[i], uint32(len(nodes))
+		nodes = append(nodes, node{}, node{})
+		nodes[n].first = first
+		open = append(append(open[:i], open[i+1:]...), first, first+1)
+	}
+	isLeaf := make([]bool, len(nodes))
+	for _, n := range open {
+		isLeaf[n] = true
+	}
+	slot := uint32(0)
+	var fill func(n uint32) AABB
+	fill = func(n uint32) AABB {
+		nd := &nodes[n]
+		if isLeaf[n] {
+			c := randVec(rng, 1)
+			h := vec.V3(rng.Float32(), rng.Float32(), rng.Float32()).Scale(0.3)
+			nd.bounds = AABB{c.Sub(h), c.Add(h)}
+			nd.first, nd.count = slot, uint32(1+rng.IntN(maxLeafCount))
+			slot += nd.count
+			return nd.bounds
+		}
+		nd.bounds = fill(nd.first).Union(fill(nd.first + 1))
+		return nd.bounds
+	}
+	fill(0)
+	return nodes
+}
+
+// wideArea returns the surface heuristic's measure of a wide tree: the sum
+// of its wide nodes' surface areas, each taken from its box in its
+// parent's slot (the root's is rootBox), in float64.
+func wideArea(wide []wideNode, rootBox AABB) float64 {
+	area := func(b AABB) float64 {
+		d := [3]float64{float64(b.Max.X) - float64(b.Min.X), float64(b.Max.Y) - float64(b.Min.Y), float64(b.Max.Z) - float64(b.Min.Z)}
+		return d[0]*d[1] + d[1]*d[2] + d[2]*d[0]
+	}
+	var sum func(ref uint32, b AABB) float64
+	sum = func(ref uint32, b AABB) float64 {
+		if isLeafRef(ref) {
+			return 0
+		}
+		n := &wide[ref]
+		s := area(b)
+		for i := 0; i < int(n.n); i++ {
+			s += sum(n.ref[i], AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])})
+		}
+		return s
+	}
+	return sum(0, rootBox)
+}
+
+// bruteWideArea finds the least wide area of any wide tree over nodes by
+// trying every cut: a wide node at an inner node n takes as children any
+// set of at most wideWidth nodes below n that every path from n to a leaf
+// crosses once (a cut), and each inner node of the cut roots a wide node
+// of its own.
+func bruteWideArea(nodes []node) float64 {
+	area := func(b AABB) float64 {
+		d := [3]float64{float64(b.Max.X) - float64(b.Min.X), float64(b.Max.Y) - float64(b.Min.Y), float64(b.Max.Z) - float64(b.Min.Z)}
+		return d[0]*d[1] + d[1]*d[2] + d[2]*d[0]
+	}
+	// cuts lists every cut of n's subtree of at most wideWidth nodes.
+	cutsOf := map[uint32][][]uint32{}
+	var cuts func(n uint32) [][]uint32
+	cuts = func(n uint32) [][]uint32 {
+		all, ok := cutsOf[n]
+		if ok {
+			return all
+		}
+		all = [][]uint32{{n}}
+		defer func() { cutsOf[n] = all }()
+		if nodes[n].isLeaf() {
+			return all
+		}
+		for _, l := range cuts(nodes[n].first) {
+			for _, r := range cuts(nodes[n].first + 1) {
+				if len(l)+len(r) <= wideWidth {
+					all = append(all, append(append([]uint32{}, l...), r...))
+				}
+			}
+		}
+		return all
+	}
+	best := map[uint32]float64{}
+	var wideAt func(n uint32) float64
+	wideAt = func(n uint32) float64 {
+		if v, ok := best[n]; ok {
+			return v
+		}
+		least := math.Inf(1)
+		for _, l := range cuts(nodes[n].first) {
+			for _, r := range cuts(nodes[n].first + 1) {
+				if len(l)+len(r) > wideWidth {
+					continue
+				}
+				s := 0.0
+				for _, c := range append(append([]uint32{}, l...), r...) {
+					if !nodes[c].isLeaf() {
+						s += wideAt(c)
+					}
+				}
+				least = min(least, s)
+			}
+		}
+		best[n] = area(nodes[n].bounds) + least
+		return best[n]
+	}
+	return wideAt(0)
+}
+
+// TestWidenMinimizesWideArea checks widen's cut against every cut: the
+// wide tree it makes has the least total surface area of wide nodes (the
+// surface area heuristic's cost, the leaves' part being the same for every
+// cut) of all the wide trees over the binary tree, and is a valid wide tree
+// of it.
+func TestWidenMinimizesWideArea(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for trial := range 300 {
+		leaves := 2 + rng.IntN(60)
+		nodes := randomBinaryTree(rng, leaves)
+		wide := widen(nodes)
+		slots := 0
+		for i := range nodes {
+			slots += int(nodes[i].count)
+		}
+		boxes := make([]AABB, slots)
+		for i := range nodes {
+			for s := nodes[i].first; nodes[i].isLeaf() && s < nodes[i].first+nodes[i].count; s++ {
+				boxes[s] = nodes[i].bounds
+			}
+		}
+		if err := checkWide(wide, slots, func(s uint32) AABB { return boxes[s] }); err != nil {
+			t.Fatalf("trial %d (%d leaves): %v", trial, leaves, err)
+		}
+		got, want := wideArea(wide, nodes[0].bounds), bruteWideArea(nodes)
+		if math.Abs(got-want) > 1e-5*want {
+			t.Fatalf("trial %d (%d leaves): wide nodes' total area %.9g, least of all cuts %.9g", trial, leaves, got, want)
+		}
+	}
+}
