@@ -942,8 +942,11 @@ const workGrain = 1 << 15
 
 // splitWork cuts [0, n) into chunks of about workGrain, at most a few per
 // GOMAXPROCS.
-func splitWork(n int) [][2]int {
-	k := min(max(n/workGrain, 1), 4*runtime.GOMAXPROCS(0))
+func splitWork(n int) [][2]int { return splitWorkBy(n, workGrain) }
+
+// splitWorkBy is splitWork with chunks of about grain.
+func splitWorkBy(n, grain int) [][2]int {
+	k := min(max(n/grain, 1), 4*runtime.GOMAXPROCS(0))
 	ch := make([][2]int, k)
 	for i := range ch {
 		ch[i] = [2]int{i * n / k, (i + 1) * n / k}

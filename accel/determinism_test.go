@@ -39,11 +39,14 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		return r
 	}
 	one, two := run(1), run(2)
-	if !slices.Equal(one.b.nodes, two.b.nodes) || !slices.Equal(one.b.primIndex, two.b.primIndex) {
+	if !slices.Equal(one.b.nodes, two.b.nodes) || !slices.Equal(one.b.primIndex, two.b.primIndex) || !slices.Equal(one.b.wide, two.b.wide) {
 		t.Fatal("BLAS node arrays differ between GOMAXPROCS 1 and 2")
 	}
-	if !slices.Equal(one.tl.nodes, two.tl.nodes) || !slices.Equal(one.tl.order, two.tl.order) {
+	if !slices.Equal(one.tl.nodes, two.tl.nodes) || !slices.Equal(one.tl.order, two.tl.order) || !slices.Equal(one.tl.wide, two.tl.wide) {
 		t.Fatal("TLAS node arrays differ between GOMAXPROCS 1 and 2")
+	}
+	if len(one.b.nodes) <= planGrain || len(one.tl.nodes) <= planGrain {
+		t.Fatal("trees too small for widen's parallel plan: weak test")
 	}
 	n := 0
 	for i := range one.hits {

@@ -3,7 +3,8 @@ package accel
 import (
 	"math"
 	"math/bits"
-	"slices"
+	"runtime"
+	"sync"
 )
 
 // wideNode is one node of the 8-wide BVH that traversal walks. It is derived
@@ -72,71 +73,77 @@ func leafRange(ref uint32) (first, end uint32) {
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
 func widen(nodes []node) []wideNode {
-	// Builds give about 0.1 wide nodes per binary node (0.094 to 0.095 on
-	// 500k to 2M triangles of terrain and soup); a reserve of a quarter
-	// rarely grows. It is advised for huge pages (hugeSlice); an
-	// array that outgrew it is copied into advised memory at the end.
-	reserve := len(nodes)/4 + 1
-	out := hugeSlice[wideNode](0, reserve)
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
-		var w wideNode
-		w.clear()
+		out := hugeSlice[wideNode](1, 1)
+		out[0].clear()
 		if root.isLeaf() {
-			w.set(0, &root.bounds, leafRef(root.first, root.count))
-			w.n = 1
+			out[0].set(0, &root.bounds, leafRef(root.first, root.count))
+			out[0].n = 1
 		}
-		return append(out, w)
+		return out
 	}
 	plan := planWide(nodes)
-	// rec widens the subtree at bin and returns its wide node and the
-	// number of primitives under it.
-	var rec func(bin uint32) (uint32, uint32)
-	rec = func(bin uint32) (idx, total uint32) {
-		var kids [wideWidth]uint32
-		left := nodes[bin].first
-		k := int(plan.split[bin][0])
-		nk := plan.cut(nodes, left, k, kids[:0])
-		nk = plan.cut(nodes, left+1, wideWidth-k, kids[:nk])
-		idx = uint32(len(out))
-		out = append(out, wideNode{})
-		var refs, prims [wideWidth]uint32
-		for i := 0; i < nk; i++ {
-			c := &nodes[kids[i]]
-			if c.isLeaf() {
-				if c.count > maxLeafCount {
-					panic("accel: leaf larger than the wide layout allows")
-				}
-				refs[i], prims[i] = leafRef(c.first, c.count), c.count
-			} else {
-				refs[i], prims[i] = rec(kids[i])
+	// Number the wide nodes depth-first (a short serial pass over the
+	// plan's cuts), then fill them in parallel: filling writes 256 bytes a
+	// node, and its page faults, into memory advised for huge pages.
+	// at[i] is the binary node that wide node i stands for, index[n] the
+	// wide node of binary node n (where n roots one).
+	index := make([]uint32, len(nodes))
+	var at []uint32
+	var number func(n uint32)
+	number = func(n uint32) {
+		index[n] = uint32(len(at))
+		at = append(at, n)
+		var buf [wideWidth]uint32
+		for _, c := range plan.kids(nodes, n, buf[:0]) {
+			if !nodes[c].isLeaf() {
+				number(c)
 			}
-			total += prims[i]
 		}
-		// Slots in order of decreasing primitive count (see widen): a
-		// stable insertion sort, as there are at most eight.
-		var slot [wideWidth]int
-		for i := 0; i < nk; i++ {
-			j := i
-			for j > 0 && prims[slot[j-1]] < prims[i] {
-				slot[j] = slot[j-1]
-				j--
+	}
+	number(0)
+	out := hugeSlice[wideNode](len(at), len(at))
+	parallelChunks(splitWorkBy(len(at), wideGrain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			plan.fill(&out[i], nodes, at[i], index)
+		}
+	})
+	return out
+}
+
+// wideGrain is the number of wide nodes widen fills per chunk.
+const wideGrain = 1 << 12
+
+// fill sets w to the wide node of the inner binary node n, whose inner
+// children are the wide nodes index names: n's planned children, in
+// order of decreasing primitive count (see widen).
+func (p *widePlan) fill(w *wideNode, nodes []node, n uint32, index []uint32) {
+	var buf [wideWidth]uint32
+	kids := p.kids(nodes, n, buf[:0])
+	// A stable insertion sort of the slots, as there are at most eight.
+	var slot [wideWidth]int
+	for i, k := range kids {
+		j := i
+		for j > 0 && p.prims[kids[slot[j-1]]] < p.prims[k] {
+			slot[j] = slot[j-1]
+			j--
+		}
+		slot[j] = i
+	}
+	w.clear()
+	for i, s := range slot[:len(kids)] {
+		c := &nodes[kids[s]]
+		ref := index[kids[s]]
+		if c.isLeaf() {
+			if c.count > maxLeafCount {
+				panic("accel: leaf larger than the wide layout allows")
 			}
-			slot[j] = i
+			ref = leafRef(c.first, c.count)
 		}
-		w := &out[idx]
-		w.clear()
-		for i, k := range slot[:nk] {
-			w.set(i, &nodes[kids[k]].bounds, refs[k])
-		}
-		w.n = uint32(nk)
-		return idx, total
+		w.set(i, &c.bounds, ref)
 	}
-	rec(0)
-	if cap(out) > reserve {
-		return cloneHuge(out, len(out))
-	}
-	return slices.Clip(out)
+	w.n = uint32(len(kids))
 }
 
 // widePlan is the cut of the binary tree that widen makes into wide nodes,
@@ -166,48 +173,79 @@ func widen(nodes []node) []wideNode {
 type widePlan struct {
 	cost  [][wideWidth]float32
 	split [][wideWidth]uint8
+	prims []uint32 // primitive slots under each node
 }
 
-// planWide plans widen's cut of nodes, whose children follow their parent
-// (as builds, refits and loaded files have them), so that a reverse sweep
-// plans every child before its parent.
+// planWide plans widen's cut of nodes, a subtree per goroutine near the
+// root for trees of more than planGrain nodes.
 func planWide(nodes []node) widePlan {
-	p := widePlan{make([][wideWidth]float32, len(nodes)), make([][wideWidth]uint8, len(nodes))}
+	p := widePlan{make([][wideWidth]float32, len(nodes)), make([][wideWidth]uint8, len(nodes)), make([]uint32, len(nodes))}
 	// Areas in float64 (those of float32 boxes beyond about 1e19 overflow
 	// float32), as fractions of the root's: the costs stay finite.
 	unit := 1.0
 	if a := halfArea64(&nodes[0].bounds); a > 0 {
 		unit = 1 / a
 	}
-	for n := len(nodes) - 1; n >= 0; n-- {
-		nd := &nodes[n]
-		if nd.isLeaf() {
-			continue // a leaf takes one slot and adds no wide node: cost 0, split 0
-		}
-		lc, rc := &p.cost[nd.first], &p.cost[nd.first+1]
-		// two[j] is the least cost of cutting both children into at most
-		// j slots together, the left one taking twoLeft[j].
-		var two [wideWidth + 1]float32
-		var twoLeft [wideWidth + 1]uint8
-		for j := 2; j <= wideWidth; j++ {
-			two[j], twoLeft[j] = lc[0]+rc[j-2], 1
-			for k := 2; k < j; k++ {
-				if c := lc[k-1] + rc[j-k-1]; c < two[j] {
-					two[j], twoLeft[j] = c, uint8(k)
-				}
-			}
-		}
-		own := float32(halfArea64(&nd.bounds)*unit) + two[wideWidth]
-		p.cost[n][0], p.split[n][0] = own, twoLeft[wideWidth]
-		for i := 2; i <= wideWidth; i++ {
-			if two[i] <= own {
-				p.cost[n][i-1], p.split[n][i-1] = two[i], twoLeft[i]
-			} else {
-				p.cost[n][i-1] = own
+	spawn := 0
+	if len(nodes) > planGrain {
+		spawn = bits.Len(uint(runtime.GOMAXPROCS(0))) + 1 // about 4*GOMAXPROCS subtrees
+	}
+	p.planSubtree(nodes, 0, unit, spawn)
+	return p
+}
+
+// planGrain is the size of tree from which planWide runs in parallel.
+const planGrain = 1 << 13
+
+// planSubtree plans the subtree at n, children first, the two children's
+// subtrees on two goroutines for spawn more levels.
+func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) {
+	nd := &nodes[n]
+	if nd.isLeaf() {
+		p.prims[n] = nd.count
+		return // a leaf takes one slot and adds no wide node: cost 0, split 0
+	}
+	if spawn > 0 {
+		var wg sync.WaitGroup
+		wg.Go(func() { p.planSubtree(nodes, nd.first, unit, spawn-1) })
+		p.planSubtree(nodes, nd.first+1, unit, spawn-1)
+		wg.Wait()
+	} else {
+		p.planSubtree(nodes, nd.first, unit, 0)
+		p.planSubtree(nodes, nd.first+1, unit, 0)
+	}
+	p.prims[n] = p.prims[nd.first] + p.prims[nd.first+1]
+	lc, rc := &p.cost[nd.first], &p.cost[nd.first+1]
+	// two[j] is the least cost of cutting both children into at most j
+	// slots together, the left one taking twoLeft[j].
+	var two [wideWidth + 1]float32
+	var twoLeft [wideWidth + 1]uint8
+	for j := 2; j <= wideWidth; j++ {
+		two[j], twoLeft[j] = lc[0]+rc[j-2], 1
+		for k := 2; k < j; k++ {
+			if c := lc[k-1] + rc[j-k-1]; c < two[j] {
+				two[j], twoLeft[j] = c, uint8(k)
 			}
 		}
 	}
-	return p
+	own := float32(halfArea64(&nd.bounds)*unit) + two[wideWidth]
+	p.cost[n][0], p.split[n][0] = own, twoLeft[wideWidth]
+	for i := 2; i <= wideWidth; i++ {
+		if two[i] <= own {
+			p.cost[n][i-1], p.split[n][i-1] = two[i], twoLeft[i]
+		} else {
+			p.cost[n][i-1] = own
+		}
+	}
+}
+
+// kids appends to buf the children of the wide node at the inner node n:
+// the planned cut of its two children into wideWidth slots.
+func (p *widePlan) kids(nodes []node, n uint32, buf []uint32) []uint32 {
+	left := nodes[n].first
+	k := int(p.split[n][0])
+	m := p.cut(nodes, left, k, buf)
+	return buf[:p.cut(nodes, left+1, wideWidth-k, buf[:m])]
 }
 
 // halfArea64 is AABB.HalfArea in float64.
