@@ -84,43 +84,48 @@ func widen(nodes []node) []wideNode {
 		return out
 	}
 	plan := planWide(nodes)
-	// Number the wide nodes depth-first (a short serial pass over the
-	// plan's cuts), then fill them in parallel: filling writes 256 bytes a
-	// node, and its page faults, into memory advised for huge pages.
-	// at[i] is the binary node that wide node i stands for, index[n] the
-	// wide node of binary node n (where n roots one).
+	// Number the wide nodes depth-first and list their children (a short
+	// serial pass over the plan's cuts), then fill them in parallel:
+	// filling writes 256 bytes a node, and its page faults, into memory
+	// advised for huge pages. index[n] is the wide node of binary node n
+	// (where n roots one).
 	index := make([]uint32, len(nodes))
-	var at []uint32
+	var kids []wideKids
 	var number func(n uint32)
 	number = func(n uint32) {
-		index[n] = uint32(len(at))
-		at = append(at, n)
-		var buf [wideWidth]uint32
-		for _, c := range plan.kids(nodes, n, buf[:0]) {
+		var k wideKids
+		k.n = uint8(len(plan.kids(nodes, n, k.kids[:0])))
+		index[n] = uint32(len(kids))
+		kids = append(kids, k)
+		for _, c := range k.kids[:k.n] {
 			if !nodes[c].isLeaf() {
 				number(c)
 			}
 		}
 	}
 	number(0)
-	out := hugeSlice[wideNode](len(at), len(at))
-	parallelChunks(splitWorkBy(len(at), wideGrain), func(_, lo, hi int) {
+	out := hugeSlice[wideNode](len(kids), len(kids))
+	parallelChunks(splitWorkBy(len(kids), wideGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			plan.fill(&out[i], nodes, at[i], index)
+			plan.fill(&out[i], nodes, kids[i].kids[:kids[i].n], index)
 		}
 	})
 	return out
 }
 
+// wideKids are the binary nodes that become a wide node's children.
+type wideKids struct {
+	kids [wideWidth]uint32
+	n    uint8
+}
+
 // wideGrain is the number of wide nodes widen fills per chunk.
 const wideGrain = 1 << 12
 
-// fill sets w to the wide node of the inner binary node n, whose inner
-// children are the wide nodes index names: n's planned children, in
-// order of decreasing primitive count (see widen).
-func (p *widePlan) fill(w *wideNode, nodes []node, n uint32, index []uint32) {
-	var buf [wideWidth]uint32
-	kids := p.kids(nodes, n, buf[:0])
+// fill sets w to the wide node with the binary nodes kids as its
+// children, in order of decreasing primitive count (see widen); the inner
+// ones are the wide nodes index names.
+func (p *widePlan) fill(w *wideNode, nodes []node, kids []uint32, index []uint32) {
 	// A stable insertion sort of the slots, as there are at most eight.
 	var slot [wideWidth]int
 	for i, k := range kids {
@@ -157,13 +162,14 @@ func (p *widePlan) fill(w *wideNode, nodes []node, n uint32, index []uint32) {
 // for every cut when the leaves are kept; so the plan minimizes the total
 // surface area of the wide nodes.
 //
-// For a binary node n and i in 1..wideWidth, cost[n][i-1] is the least
-// total area of the wide nodes inside n's subtree when the subtree fills at
-// most i child slots of the wide node above it, and split[n][i-1] says how:
-// 0 when n takes one slot itself (a leaf, or the root of a wide node whose
-// children are the best cut of n's two children into wideWidth slots, of
-// which split[n][0] go to the left one), otherwise the number of slots of
-// the best cut given to n's left child, the rest to its right.
+// For a binary node n and i in 1..wideWidth, the plan's cost of n for i
+// is the least total area of the wide nodes inside n's subtree when the
+// subtree fills at most i child slots of the wide node above it (each
+// node's costs are handed to its parent, not kept), and split[n][i-1] says
+// how: 0 when n takes one slot itself (a leaf, or the root of a wide node
+// whose children are the best cut of n's two children into wideWidth
+// slots, of which split[n][0] go to the left one), otherwise the number of
+// slots of the best cut given to n's left child, the rest to its right.
 //
 // The greedy cut it replaced (open the child with the largest surface area
 // until there are eight) left most wide nodes of a tree whose depth did not
@@ -171,15 +177,17 @@ func (p *widePlan) fill(w *wideNode, nodes []node, n uint32, index []uint32) {
 // 122,046 wide nodes, 72,731 of them with two children, where the plan
 // gives 66,447 (6,633 with two), and its shadow rays test 9% fewer nodes.
 type widePlan struct {
-	cost  [][wideWidth]float32
 	split [][wideWidth]uint8
 	prims []uint32 // primitive slots under each node
 }
 
+// wideCosts are a node's costs in the plan, for 1 to wideWidth slots.
+type wideCosts [wideWidth]float32
+
 // planWide plans widen's cut of nodes, a subtree per goroutine near the
 // root for trees of more than planGrain nodes.
 func planWide(nodes []node) widePlan {
-	p := widePlan{make([][wideWidth]float32, len(nodes)), make([][wideWidth]uint8, len(nodes)), make([]uint32, len(nodes))}
+	p := widePlan{make([][wideWidth]uint8, len(nodes)), make([]uint32, len(nodes))}
 	// Areas in float64 (those of float32 boxes beyond about 1e19 overflow
 	// float32), as fractions of the root's: the costs stay finite.
 	unit := 1.0
@@ -198,33 +206,49 @@ func planWide(nodes []node) widePlan {
 const planGrain = 1 << 13
 
 // planSubtree plans the subtree at n, children first, the two children's
-// subtrees on two goroutines for spawn more levels.
-func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) {
+// subtrees on two goroutines for spawn more levels, and returns n's costs.
+func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) (cost wideCosts) {
 	nd := &nodes[n]
 	if nd.isLeaf() {
 		p.prims[n] = nd.count
-		return // a leaf takes one slot and adds no wide node: cost 0, split 0
+		return cost // a leaf takes one slot and adds no wide node: cost 0, split 0
 	}
+	var lc, rc wideCosts
 	if spawn > 0 {
 		var wg sync.WaitGroup
-		wg.Go(func() { p.planSubtree(nodes, nd.first, unit, spawn-1) })
-		p.planSubtree(nodes, nd.first+1, unit, spawn-1)
+		wg.Go(func() { lc = p.planSubtree(nodes, nd.first, unit, spawn-1) })
+		rc = p.planSubtree(nodes, nd.first+1, unit, spawn-1)
 		wg.Wait()
 	} else {
-		p.planSubtree(nodes, nd.first, unit, 0)
-		p.planSubtree(nodes, nd.first+1, unit, 0)
+		lc = p.planSubtree(nodes, nd.first, unit, 0)
+		rc = p.planSubtree(nodes, nd.first+1, unit, 0)
 	}
 	p.prims[n] = p.prims[nd.first] + p.prims[nd.first+1]
-	lc, rc := &p.cost[nd.first], &p.cost[nd.first+1]
 	// two[j] is the least cost of cutting both children into at most j
 	// slots together, the left one taking twoLeft[j].
 	var two [wideWidth + 1]float32
 	var twoLeft [wideWidth + 1]uint8
-	if nodes[nd.first].isLeaf() && nodes[nd.first+1].isLeaf() {
-		// Two leaves (41-43% of the inner nodes of 1M-triangle builds): no
-		// cut adds a wide node.
+	// A leaf's costs are all 0 and every node's fall as its slots grow, so
+	// beside a leaf the other child takes all the slots but one (in the
+	// search below, the first k that reaches the least cost).
+	switch leftLeaf, rightLeaf := nodes[nd.first].isLeaf(), nodes[nd.first+1].isLeaf(); {
+	case leftLeaf && rightLeaf:
+		// 41-43% of the inner nodes of 1M-triangle builds: no cut adds a
+		// wide node.
 		twoLeft = [wideWidth + 1]uint8{2: 1, 1, 1, 1, 1, 1, 1}
-	} else {
+	case leftLeaf:
+		for j := 2; j <= wideWidth; j++ {
+			two[j], twoLeft[j] = rc[j-2], 1
+		}
+	case rightLeaf:
+		for j := 2; j <= wideWidth; j++ {
+			k := 1
+			for lc[k-1] > lc[j-2] {
+				k++
+			}
+			two[j], twoLeft[j] = lc[j-2], uint8(k)
+		}
+	default:
 		for j := 2; j <= wideWidth; j++ {
 			two[j], twoLeft[j] = lc[0]+rc[j-2], 1
 			for k := 2; k < j; k++ {
@@ -235,23 +259,23 @@ func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) 
 		}
 	}
 	own := float32(halfArea64(&nd.bounds)*unit) + two[wideWidth]
-	p.cost[n][0], p.split[n][0] = own, twoLeft[wideWidth]
+	split := &p.split[n]
+	cost[0], split[0] = own, twoLeft[wideWidth]
 	for i := 2; i <= wideWidth; i++ {
 		if two[i] <= own {
-			p.cost[n][i-1], p.split[n][i-1] = two[i], twoLeft[i]
+			cost[i-1], split[i-1] = two[i], twoLeft[i]
 		} else {
-			p.cost[n][i-1] = own
+			cost[i-1] = own
 		}
 	}
+	return cost
 }
 
 // kids appends to buf the children of the wide node at the inner node n:
 // the planned cut of its two children into wideWidth slots.
 func (p *widePlan) kids(nodes []node, n uint32, buf []uint32) []uint32 {
-	left := nodes[n].first
-	k := int(p.split[n][0])
-	m := p.cut(nodes, left, k, buf)
-	return buf[:p.cut(nodes, left+1, wideWidth-k, buf[:m])]
+	left, k := nodes[n].first, int(p.split[n][0])
+	return p.cut(nodes, left+1, wideWidth-k, p.cut(nodes, left, k, buf))
 }
 
 // halfArea64 is AABB.HalfArea in float64.
@@ -266,16 +290,13 @@ func halfArea64(a *AABB) float64 {
 }
 
 // cut appends to kids the nodes of the planned cut of n's subtree into at
-// most slots child slots, in binary left-to-right order, and returns the
-// new length.
-func (p *widePlan) cut(nodes []node, n uint32, slots int, kids []uint32) int {
+// most slots child slots, in binary left-to-right order.
+func (p *widePlan) cut(nodes []node, n uint32, slots int, kids []uint32) []uint32 {
 	if slots == 1 || p.split[n][slots-1] == 0 {
-		return len(append(kids, n))
+		return append(kids, n)
 	}
-	k := int(p.split[n][slots-1])
-	left := nodes[n].first
-	m := p.cut(nodes, left, k, kids)
-	return p.cut(nodes, left+1, slots-k, kids[:m])
+	left, k := nodes[n].first, int(p.split[n][slots-1])
+	return p.cut(nodes, left+1, slots-k, p.cut(nodes, left, k, kids))
 }
 
 func (w *wideNode) clear() {

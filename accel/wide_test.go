@@ -309,17 +309,13 @@ func randomBinaryTree(rng *rand.Rand, leaves int) []node {
 // of its wide nodes' surface areas, each taken from its box in its
 // parent's slot (the root's is rootBox), in float64.
 func wideArea(wide []wideNode, rootBox AABB) float64 {
-	area := func(b AABB) float64 {
-		d := [3]float64{float64(b.Max.X) - float64(b.Min.X), float64(b.Max.Y) - float64(b.Min.Y), float64(b.Max.Z) - float64(b.Min.Z)}
-		return d[0]*d[1] + d[1]*d[2] + d[2]*d[0]
-	}
 	var sum func(ref uint32, b AABB) float64
 	sum = func(ref uint32, b AABB) float64 {
 		if isLeafRef(ref) {
 			return 0
 		}
 		n := &wide[ref]
-		s := area(b)
+		s := boxArea64(b)
 		for i := 0; i < int(n.n); i++ {
 			s += sum(n.ref[i], AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])})
 		}
@@ -328,16 +324,19 @@ func wideArea(wide []wideNode, rootBox AABB) float64 {
 	return sum(0, rootBox)
 }
 
+// boxArea64 is half a box's surface area in float64 (boxes here are not
+// empty).
+func boxArea64(b AABB) float64 {
+	d := [3]float64{float64(b.Max.X) - float64(b.Min.X), float64(b.Max.Y) - float64(b.Min.Y), float64(b.Max.Z) - float64(b.Min.Z)}
+	return d[0]*d[1] + d[1]*d[2] + d[2]*d[0]
+}
+
 // bruteWideArea finds the least wide area of any wide tree over nodes by
 // trying every cut: a wide node at an inner node n takes as children any
 // set of at most wideWidth nodes below n that every path from n to a leaf
 // crosses once (a cut), and each inner node of the cut roots a wide node
 // of its own.
 func bruteWideArea(nodes []node) float64 {
-	area := func(b AABB) float64 {
-		d := [3]float64{float64(b.Max.X) - float64(b.Min.X), float64(b.Max.Y) - float64(b.Min.Y), float64(b.Max.Z) - float64(b.Min.Z)}
-		return d[0]*d[1] + d[1]*d[2] + d[2]*d[0]
-	}
 	// cuts lists every cut of n's subtree of at most wideWidth nodes.
 	cutsOf := map[uint32][][]uint32{}
 	var cuts func(n uint32) [][]uint32
@@ -381,7 +380,7 @@ func bruteWideArea(nodes []node) float64 {
 				least = min(least, s)
 			}
 		}
-		best[n] = area(nodes[n].bounds) + least
+		best[n] = boxArea64(nodes[n].bounds) + least
 		return best[n]
 	}
 	return wideAt(0)
