@@ -19,7 +19,8 @@ type wideNode struct {
 	b   [6]wideRow
 	ref [wideWidth]uint32 // child reference: a wideNode index, or a leaf (leafRef)
 	// n is the number of used slots, which come first: the scalar slab
-	// loops skip the others (half the nodes have two children).
+	// loops skip the others (in the trees of 1M and 2M triangles, 5-10%
+	// of the nodes have two children, 40-50% eight).
 	n uint32
 	_ [wideWidth - 1]uint32 // pad to 32*wideWidth bytes: wideWidth/2 cache lines
 }
