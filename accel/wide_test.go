@@ -416,3 +416,22 @@ func TestWidenMinimizesWideArea(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenDegenerateBoxes widens trees whose boxes all collapse to one
+// point: every surface area is 0 and the plan's unit (the root's area) is
+// undefined, yet the result must be a valid wide tree over every slot.
+func TestWidenDegenerateBoxes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	p := vec.V3(0.5, -0.25, 2)
+	for trial := range 50 {
+		nodes := randomBinaryTree(rng, 2+rng.IntN(60))
+		slots := 0
+		for i := range nodes {
+			nodes[i].bounds = AABB{p, p}
+			slots += int(nodes[i].count)
+		}
+		if err := checkWide(widen(nodes), slots, func(uint32) AABB { return AABB{p, p} }); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+}
