@@ -558,16 +558,17 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 			return false
 		}
 		n := &b.wide[cur]
-		var near wideRow
-		if mask := w.o.rb.hitWide(n, w.tMin, w.tMax, &near); mask != 0 {
-			for m := mask & (mask - 1); m != 0; {
+		var near, far wideRow
+		if mask := w.o.rb.hitWideSpans(n, w.tMin, w.tMax, &near, &far); mask != 0 {
+			take := longestChild(mask, &near, &far)
+			for m := mask &^ (1 << take); m != 0; {
 				var i int
 				i, m = lastSlot(m)
 				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
 				prefetchChild(b.wide, b.leafLines(), w.stack[w.sp].node)
 				w.sp++
 			}
-			w.cur.node = n.ref[bits.TrailingZeros(mask)&wideMask]
+			w.cur.node = n.ref[take]
 			prefetchChild(b.wide, b.leafLines(), w.cur.node)
 			return true
 		}

@@ -527,8 +527,10 @@ func (t *TLAS) traceDeep(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 
 // occludes reports whether o hits a triangle of b in (tMin, tMax), as walk
 // with first would. A yes/no answer does not depend on the order in which
-// nodes are visited, so children are taken in child order, unsorted, and
-// the stack holds no distances (tMax never shrinks before the answer).
+// nodes are visited, so children are not sorted by distance, and the
+// stack holds no distances (tMax never shrinks before the answer). Finite
+// rays take the child they cross for longest first (longestChild); the
+// rest, whose slab distances may be NaN, take children in slot order.
 func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 	if _, ok := o.rb.hit(&b.nodes[0].bounds, tMin, tMax); !ok {
 		return false
@@ -613,7 +615,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	nyo, fyo := uintptr(r.nearY)*row, uintptr(r.nearY^1)*row
 	nzo, fzo := uintptr(r.nearZ)*row, uintptr(r.nearZ^1)*row
 	negMin := -tMin
-	var near wideRow
+	var near, far wideRow
 	wideBase, stackBase := unsafe.Pointer(unsafe.SliceData(wide)), unsafe.SliceData(stack)
 	fused := fusedAVX2 && b.rows != nil
 	var fw fusedWalk
@@ -654,24 +656,26 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			lz, hz := (*wideRow)(unsafe.Add(p, nzo)), (*wideRow)(unsafe.Add(p, fzo))
 			var mask uint
 			if slabAsm {
-				mask = slabTest(n, &r.slab, tMin, tMax, &near)
+				mask = slabTestSpans(n, &r.slab, tMin, tMax, &near, &far)
 			} else {
-				far := tMax * robustScale
+				farMax := tMax * robustScale
 				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))
-					fr := min(min(far, (hx[i]-ox)*fx), min((hy[i]-oy)*fy, (hz[i]-oz)*fz))
+					fr := min(min(farMax, (hx[i]-ox)*fx), min((hy[i]-oy)*fy, (hz[i]-oz)*fz))
+					near[i], far[i] = nr, fr
 					mask |= b2u(nr <= fr) << i
 				}
 			}
 			if mask != 0 {
-				for m := mask & (mask - 1); m != 0; {
+				take := longestChild(mask, &near, &far)
+				for m := mask &^ (1 << take); m != 0; {
 					var i int
 					i, m = lastSlot(m)
 					stack[sp] = n.ref[i&wideMask]
 					prefetchChild(wide, leaves, stack[sp])
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
+				cur = n.ref[take]
 				continue
 			}
 		} else {

@@ -119,6 +119,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 	var q nodeRay
 	q.init(&o.rb, tMin)
 	tMaxFar := tMax * robustScale // the far bound (scalar: see nodeRay)
+	var near, far wideRow
 	for {
 		if !isLeafRef(cur) {
 			if sp > len(stack)-(wideWidth-1) {
@@ -134,6 +135,8 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
 			fr := archsimd.BroadcastFloat32x8(tMaxFar).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 			mask := uint(nr.LessEqual(fr).ToBits())
+			nr.Store(&near)
+			fr.Store(&far)
 			// The upper register halves are cleared before the scalar (SSE) code
 			// that follows, in each branch: before the branch, the compiler
 			// could schedule it ahead of the test.
@@ -141,14 +144,15 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 				archsimd.ClearAVXUpperBits()
 			} else {
 				archsimd.ClearAVXUpperBits()
-				for m := mask & (mask - 1); m != 0; {
+				take := longestChild(mask, &near, &far)
+				for m := mask &^ (1 << take); m != 0; {
 					var i int
 					i, m = lastSlot(m)
 					stack[sp] = n.ref[i&wideMask]
 					prefetchChildRows(wide, rows, stack[sp])
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(mask)&wideMask]
+				cur = n.ref[take]
 				continue
 			}
 		} else {
@@ -269,6 +273,9 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
 		fr := archsimd.BroadcastFloat32x8(w.tMax).Mul(q.robust).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 		mask := uint(nr.LessEqual(fr).ToBits())
+		var near, far wideRow
+		nr.Store(&near)
+		fr.Store(&far)
 		// The upper register halves are cleared before the scalar (SSE) code
 		// that follows, in each branch: before the branch, the compiler
 		// could schedule it ahead of the test.
@@ -276,14 +283,15 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 			archsimd.ClearAVXUpperBits()
 		} else {
 			archsimd.ClearAVXUpperBits()
-			for m := mask & (mask - 1); m != 0; {
+			take := longestChild(mask, &near, &far)
+			for m := mask &^ (1 << take); m != 0; {
 				var i int
 				i, m = lastSlot(m)
 				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
 				prefetchChildRows(b.wide, b.rows, w.stack[w.sp].node)
 				w.sp++
 			}
-			w.cur.node = n.ref[bits.TrailingZeros(mask)&wideMask]
+			w.cur.node = n.ref[take]
 			prefetchChildRows(b.wide, b.rows, w.cur.node)
 			return true
 		}

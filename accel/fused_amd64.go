@@ -47,8 +47,9 @@ type fusedWalk struct {
 }
 
 // compressSlots[m] lists the slots set in the mask m, in decreasing
-// order: occludeAVX2 pushes the children a node test hits, last slot
-// first (so that it pops them in slot order, as the Go loops do), by
+// order: occludeAVX2 pushes the children a node test hits but does not
+// take (longestChild), last slot first (so that it pops them in slot
+// order, as the Go loops do), by
 // permuting the node's references with it, without a branch per child.
 var compressSlots = func() (t [256][wideWidth]uint32) {
 	for m := range t {
@@ -97,8 +98,8 @@ var (
 func walkAVX2(w *fusedWalk) (more bool)
 
 // occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
-// (pushing a node's hit children at once, in slot order, through
-// w.compress) and tests leaves as the loop does, and returns false when it has the
+// (taking the child crossed for longest, pushing the others at once, in
+// slot order, through w.compress) and tests leaves as the loop does, and returns false when it has the
 // answer (w.found: a triangle hits) or true at an entry it leaves to Go,
 // as walkAVX2 (w.cur.node; the stack holds references).
 //

@@ -183,6 +183,52 @@
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
 
+// SLAB8SEG is SLAB8 that keeps the children's far distances: the hit
+// mask in AX (and its lanes, all ones, in Y3), the entry distances in Y0,
+// the exit distances in Y1.
+#define SLAB8SEG \
+	MOVQ      192(DX), R8 \
+	MOVQ      200(DX), R9 \
+	MOVQ      208(DX), R10 \
+	MOVQ      216(DX), R11 \
+	MOVQ      224(DX), R12 \
+	MOVQ      232(DX), R13 \
+	PLANE(R8, Y6, Y9, Y0) \
+	PLANE(R9, Y6, 96(DX), Y1) \
+	PLANE(R10, Y7, Y10, Y2) \
+	PLANE(R11, Y7, 128(DX), Y3) \
+	PLANE(R12, Y8, Y11, Y4) \
+	PLANE(R13, Y8, 160(DX), Y5) \
+	VMAXPS    Y2, Y0, Y0 \
+	VMAXPS    Y12, Y4, Y4 \
+	VMAXPS    Y4, Y0, Y0 \
+	VMINPS    Y3, Y1, Y1 \
+	VMINPS    Y13, Y5, Y5 \
+	VMINPS    Y5, Y1, Y1 \
+	VCMPPS    $2, Y1, Y0, Y3 \
+	VMOVMSKPS Y3, AX
+
+// LONGEST sets CX to the slot of the hit child (AX, lanes in Y3) the ray
+// crosses for longest, far (Y1) minus near (Y0), the first on a tie, as
+// longestChild picks it. A hit lane's length is not negative, so its
+// bits, sign cleared (-0 is 0), order as integers as the lengths do;
+// lanes not hit count 0 and drop out of the tie mask. It clobbers Y1,
+// Y3-Y5.
+#define LONGEST \
+	VSUBPS     Y0, Y1, Y1 \
+	VPSRLD     $1, Y3, Y3 \
+	VPAND      Y3, Y1, Y1 \
+	VPERM2I128 $1, Y1, Y1, Y4 \
+	VPMAXSD    Y4, Y1, Y4 \
+	VPSHUFD    $0x4E, Y4, Y5 \
+	VPMAXSD    Y5, Y4, Y4 \
+	VPSHUFD    $0xB1, Y4, Y5 \
+	VPMAXSD    Y5, Y4, Y4 \
+	VPCMPEQD   Y4, Y1, Y4 \
+	VMOVMSKPS  Y4, CX \
+	ANDL       AX, CX \
+	BSFL       CX, CX
+
 // VERTEX translates and shears one vertex of the eight triangles, whose
 // rows start at base (R8, R9, R10: kx, ky, kz times the row stride), as
 // intersect does: z = v[kz] - oz, x = (v[kx] - ox) - sx*z, y = (v[ky] -
@@ -297,7 +343,10 @@
 // at pop. The line of the node's references, read only after the test,
 // is prefetched with the rows: a node the walk did not push (the nearest
 // child, taken at once) would else miss twice in a row.
-#define NODE(out, pop) \
+#define NODE(out, pop) NODEBY(SLAB8, out, pop)
+
+// NODEBY is NODE with the node test slab (SLAB8 or SLAB8SEG).
+#define NODEBY(slab, out, pop) \
 	CMPQ  R10, 8(DI) \
 	JCC   out \
 	CMPQ  BX, LIMP(SP) \
@@ -307,7 +356,7 @@
 	ADDQ  0(DI), SI \
 	PREFETCHT0 192(SI) \
 	MOVQ  40(DI), DX \
-	SLAB8 \
+	slab \
 	TESTQ AX, AX \
 	JZ    pop
 
@@ -1097,25 +1146,50 @@ net3: \
 	NET3 \
 	JMP   done
 
+// OCCPICKBRANCH and OCCPICKMERGED take the child a node test hit in AX
+// (lanes in Y3, entry and exit distances in Y0 and Y1) that the ray
+// crosses for longest (LONGEST) into CX and the others into R8.
+// OCCPICKBRANCH skips LONGEST when one child is hit: one walk predicts
+// that branch well, and LONGEST, some 11 cycles on the way to the next
+// node, would else slow the rays that miss everything (single shadow
+// rays over the 1k terrain 0.91x without the branch, 0.99x with it).
+// OCCPICKMERGED always runs it: in a batch, whose walks take turns, the
+// branch is beyond prediction (terrain shadow batches 0.89-0.92x with it).
+#define OCCPICKBRANCH \
+	BSFQ  AX, CX \
+	LEAQ  -1(AX), R8 \
+	ANDQ  AX, R8 \
+	JZ    chosen \
+	LONGEST \
+	MOVQ  AX, R8 \
+	BTRQ  CX, R8 \
+chosen:
+
+#define OCCPICKMERGED \
+	LONGEST \
+	MOVQ  AX, R8 \
+	BTRQ  CX, R8
+
 // OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
-// WALKSTEPS (with the same parameters): the first child hit is cur and the
-// others are pushed last slot first, so that they are popped in slot
-// order: children are ordered by decreasing primitive count, and taking
-// the larger subtrees first finds occluders sooner (the soups' single
-// shadow rays 1.02x at 100k and 1.07-1.10x at 1M, 1k 0.98x; batches
-// 1.02-1.05x from 100k up). No branch: all eight references are
+// WALKSTEPS (with the same parameters, pick one of OCCPICKBRANCH and
+// OCCPICKMERGED): the child the ray crosses for longest is cur
+// (longestChild) and the others are pushed last slot first, so that they
+// are popped in slot order: children are ordered by decreasing primitive
+// count, and the larger subtrees are the likelier to hold an occluder
+// (popping them so made the soups' single shadow rays 1.07-1.10x at 1M).
+// Taking the longest first made the soups' shadow rays 1.03-1.11x one at
+// a time and 1.04-1.17x in batches, the terrains' within 2%
+// (BenchmarkTrace*, four rounds). No branch: all eight references are
 // compressed by the table's indices for the hit mask and stored at once;
 // the entry on top, the next one popped, is prefetched. The walk usually finds an occluder under cur
 // and pops nothing: prefetching the second entry too cost shadow rays
 // 1-2% one at a time and 2-9% in batches (BenchmarkTrace*). A leaf with a triangle that hits sets
 // found and ends the walk (finished).
-#define OCCLUDESTEPS(toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
+#define OCCLUDESTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
-	NODE(gomust, pop) \
-	BSFQ    AX, CX /* the first child hit is cur */ \
+	NODEBY(SLAB8SEG, gomust, pop) \
+	pick /* cur: the child crossed for longest; R8: the others */ \
 	MOVL    192(SI)(CX*4), R10 \
-	LEAQ    -1(AX), R8 \
-	ANDQ    AX, R8 /* the others, pushed last slot first */ \
 	POPCNTQ R8, R9 /* without a branch: all eight refs */ \
 	SHLQ    $5, R8 /* compressed by the table's indices */ \
 	ADDQ    112(DI), R8 /* for the mask, stored at once */ \
@@ -1171,7 +1245,7 @@ leafout: \
 
 #define RAYOCCLUDE(status) \
 	ENTRY(4, gomust, rleaf) \
-	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
+	OCCLUDESTEPS(OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
 	RAYDONE(status)
 
@@ -1213,7 +1287,7 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	SETUP
 	ENTRY(4, out, rleaf)
 
-	OCCLUDESTEPS(rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
+	OCCLUDESTEPS(OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
 
@@ -1294,7 +1368,7 @@ TEXT ·batchOccludeAVX2(SB), $8768-8
 	// A walk yields after a node, not after a pop: occlusion batches ran
 	// 1.05-1.06x faster so, closest-hit ones 0.85-0.99x (their popped
 	// entries are more often cold).
-	OCCLUDESTEPS(yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
+	OCCLUDESTEPS(OCCPICKMERGED, yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
 	BATCHLANES(2)
 
 // plusZero is added to a ray's origin and tMin: +0 to the origin, as

@@ -41,10 +41,10 @@ var (
 )
 
 // occludeWalk is nodeWalk for occludesFiniteOn's scalar loop: from cur,
-// an inner node, it tests inner nodes with slabTest's instructions and
-// takes their hit children as that loop does (the first in slot order as
-// cur, the others pushed in slot order, each prefetched as prefetchChild
-// prefetches it), popping the stack when none is hit. It returns at the
+// an inner node, it tests inner nodes with slabTestSpans' instructions and
+// takes their hit children as that loop does (longestChild's as cur, the
+// others pushed so that they pop in slot order, each prefetched as
+// prefetchChild prefetches it), popping the stack when none is hit. It returns at the
 // first cur that is a leaf or an inner node the loop must take itself
 // (ok true: an index not below nwide, or sp above limit), or with ok
 // false when the stack ran empty (TestNodeWalkMatchesGo, TestNodeWalkTrees,

@@ -32,6 +32,52 @@
 	SHLQ $4, AX \
 	ORQ  CX, AX
 
+// SLAB8SPANS is SLAB8 that also stores the exit distances at 40(SP) ..
+// 71(SP), for LONGEST.
+#define SLAB8SPANS \
+	SLABROWS \
+	MOVQ   SP, DX \
+	GROUP(0) \
+	MOVUPS X1, 40(SP) \
+	MOVQ   AX, CX \
+	GROUP(16) \
+	MOVUPS X1, 56(SP) \
+	SHLQ   $4, AX \
+	ORQ    CX, AX
+
+// LONGEST sets CX to the slot of the child in the hit mask AX (not empty)
+// that the ray crosses for longest, its exit distance (at 40(SP)) minus
+// its entry distance (at 0(SP)), the first on a tie, as longestChild
+// picks it, and R8 to the mask without it. It clobbers DX, R9, R11, R12
+// and X0.
+#define LONGEST \
+	BSFQ  AX, CX \
+	LEAQ  -1(AX), R8 \
+	ANDQ  AX, R8 \
+	JZ    chosen \
+	MOVSS 40(SP)(CX*4), X0 \
+	SUBSS (SP)(CX*4), X0 \
+	MOVQ  X0, R9 \
+	ANDL  $0x7fffffff, R9 \
+	MOVQ  R8, R11 \
+scan: \
+	BSFQ  R11, DX \
+	MOVSS 40(SP)(DX*4), X0 \
+	SUBSS (SP)(DX*4), X0 \
+	MOVQ  X0, R12 \
+	ANDL  $0x7fffffff, R12 \
+	CMPL  R12, R9 \
+	JLS   shorter \
+	MOVL  R12, R9 \
+	MOVQ  DX, CX \
+shorter: \
+	LEAQ  -1(R11), R12 \
+	ANDQ  R12, R11 \
+	JNZ   scan \
+	MOVQ  AX, R8 \
+	BTRQ  CX, R8 \
+chosen:
+
 // PUSHHITS does what walkFiniteOn does with a nonzero hit mask in AX of
 // the node at SI (entry distances at 0(SP)), pushing at DI (&stack[sp]):
 // one hit is cur; of two, the nearer is cur (the first on a tie) and the
@@ -183,9 +229,9 @@ empty:
 // func occludeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *uint32, limit int, cur uint32, sp int) (next uint32, newSp int, ok bool)
 //
 // The loop keeps cur in R10, &stack[sp] in BX and the hit mask, once cur
-// is taken from it, in R8; the frame holds the entry distances (0(SP),
-// unused) and &stack[limit] (32(SP)).
-TEXT ·occludeWalk(SB), NOSPLIT, $40-89
+// is taken from it, in R8; the frame holds the entry distances (0(SP)),
+// &stack[limit] (32(SP)) and the exit distances (40(SP)).
+TEXT ·occludeWalk(SB), NOSPLIT, $72-89
 	MOVQ q+16(FP), DI
 	LOADRAY(tMin+24(FP), tMax+28(FP))
 	MOVQ  stack+40(FP), DX
@@ -210,13 +256,11 @@ loop:
 	ADDQ wide+0(FP), SI
 	PREFETCHT0 192(SI)       // the references, read after the test
 	MOVQ q+16(FP), DI
-	SLAB8
+	SLAB8SPANS
 	TESTQ AX, AX
 	JZ    pop
-	BSFQ  AX, CX            // the first child hit is cur
+	LONGEST                 // the child crossed for longest is cur
 	MOVL  192(SI)(CX*4), R10
-	LEAQ  -1(AX), R8
-	ANDQ  AX, R8
 
 push:
 	// The others are pushed last slot first (popped in slot order), each

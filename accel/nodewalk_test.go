@@ -78,15 +78,16 @@ func goOccludeWalk(wide []wideNode, q *slabRay, tMin, tMax float32, stack []uint
 			return cur, sp, true
 		}
 		n := &wide[cur]
-		var near wideRow
-		if mask := slabTest(n, q, tMin, tMax, &near); mask != 0 {
-			for m := mask & (mask - 1); m != 0; {
+		var near, far wideRow
+		if mask := slabTestSpans(n, q, tMin, tMax, &near, &far); mask != 0 {
+			take := longestChild(mask, &near, &far)
+			for m := mask &^ (1 << take); m != 0; {
 				var i int
 				i, m = lastSlot(m)
 				stack[sp] = n.ref[i&wideMask]
 				sp++
 			}
-			cur = n.ref[bits.TrailingZeros(mask)&wideMask]
+			cur = n.ref[take]
 			continue
 		}
 		if sp == 0 {
@@ -243,6 +244,30 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 		if gook != wook || gosp != wosp || (wook && go_ != wo) || occA != occG {
 			t.Fatalf("iteration %d: occludeWalk got %v %d %v, want %v %d %v (stacks %v, want %v)",
 				iter, go_, gosp, gook, wo, wosp, wook, occA, occG)
+		}
+		if haveAVX2 {
+			// occludeAVX2, without a triangle test set up, stops where
+			// occludeWalk does. It stores all eight references of a
+			// node at once, so its limit is a slot lower, as in
+			// occludesFiniteOn (compared where that slot makes no
+			// difference), and it may leave junk above the stack.
+			var occF [size]uint32
+			for i := range occF {
+				occF[i] = stackA[i].node
+			}
+			arrays := blasArrays{wide: unsafe.Pointer(&wide[0]), nwide: len(wide), rows: unsafe.Pointer(&leaves[0]), nrows: len(leaves)}
+			fw := fusedWalk{blasArrays: arrays, slab: &r.slab, stack: unsafe.Pointer(&occF[0]), limit: limit,
+				tMin: tMin, tMax: tMax, sp: sp, compress: &compressSlots}
+			more := occludeAVX2(&fw)
+			same := sp <= limit
+			if same && (more != wook || wook && (fw.sp != wosp || fw.cur.node != wo)) {
+				t.Fatalf("iteration %d: occludeAVX2 got %v %d %v, want %v %d %v", iter, fw.cur.node, fw.sp, more, wo, wosp, wook)
+			}
+			for i := 0; same && wook && i < wosp; i++ {
+				if occF[i] != occG[i] {
+					t.Fatalf("iteration %d: occludeAVX2 stack[%d] = %v, want %v (sp %d)", iter, i, occF[i], occG[i], wosp)
+				}
+			}
 		}
 		counts[bits.OnesCount(uint(slabTest(n, &r.slab, tMin, tMax, new(wideRow))))]++
 	}

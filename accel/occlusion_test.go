@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -59,4 +60,52 @@ func TestOcclusionStartsOverOnTheFullStack(t *testing.T) {
 		t.Fatalf("no walk outgrew its stack (BLAS %d, TLAS %d): the test does not reach the fallback", gaveUp[0], gaveUp[1])
 	}
 	t.Logf("walks that gave up: BLAS %d, TLAS %d", gaveUp[0], gaveUp[1])
+}
+
+// TestLongestChildIsTheLongestCrossing checks longestChild against its
+// definition, computed apart: of the children in the mask, the one whose
+// exit minus entry distance is greatest (compared as float64 values, so
+// that -0 and +0 tie), the lowest slot among equals. Distances come from
+// a small lattice so that ties are common, with signed zeros among them.
+func TestLongestChildIsTheLongestCrossing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(93, 94))
+	lattice := []float32{0, float32(math.Copysign(0, -1)), 0.5, 1, 1.5, 2, 3}
+	ties := 0
+	for iter := 0; iter < 20000; iter++ {
+		var near, far wideRow
+		mask := uint(rng.IntN(255) + 1)
+		for i := range wideWidth {
+			near[i] = lattice[rng.IntN(len(lattice))]
+			if rng.IntN(4) == 0 {
+				near[i] = rng.Float32() * 3
+			}
+			// A hit child's exit is at least its entry.
+			far[i] = near[i] + lattice[rng.IntN(len(lattice))]
+			if rng.IntN(8) == 0 {
+				far[i] = float32(math.Copysign(0, -1))
+				near[i] = 0
+			}
+		}
+		want, best, n := -1, -1.0, 0
+		for i := range wideWidth {
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			length := float64(far[i] - near[i])
+			if length > best {
+				want, best, n = i, length, 1
+			} else if length == best {
+				n++
+			}
+		}
+		if n > 1 {
+			ties++
+		}
+		if got := longestChild(mask, &near, &far); got != want {
+			t.Fatalf("mask %08b, near %v, far %v: longestChild %d, want %d", mask, near, far, got, want)
+		}
+	}
+	if ties < 1000 {
+		t.Fatalf("only %d masks with tied lengths", ties)
+	}
 }

@@ -18,6 +18,12 @@ const slabAsm = true
 //go:noescape
 func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
 
+// slabTestSpans is slabTest that also stores every child's exit
+// distance at far (hitWideSpans).
+//
+//go:noescape
+func slabTestSpans(n *wideNode, q *slabRay, tMin, tMax float32, near, far *wideRow) (mask uint)
+
 // slabBroadcast sets q's broadcasts (ox, oy, oz, ix, iy, iz, fx, fy, fz)
 // to the components of org, inv and far.
 //

@@ -30,6 +30,32 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 	MOVQ   AX, mask+32(FP)
 	RET
 
+// func slabTestSpans(n *wideNode, q *slabRay, tMin, tMax float32, near, far *wideRow) (mask uint)
+//
+// slabTest that also stores the exit distances at far.
+TEXT ·slabTestSpans(SB), NOSPLIT|NOFRAME, $0-48
+	MOVQ   n+0(FP), SI
+	PREFETCHT0 192(SI)       // the references, which the caller reads next
+	MOVQ   q+8(FP), DI
+	MOVSS  tMin+16(FP), X12
+	SHUFPS $0, X12, X12
+	MOVSS  tMax+20(FP), X14
+	SHUFPS $0, X14, X14
+	MOVQ   near+24(FP), DX
+	MOVQ   far+32(FP), CX
+	SLABRAY             // ox, oy, oz, ix, iy, iz
+	FARMAX              // X13: tMax times robustScale
+	SLABROWS            // nxo, fxo, nyo, fyo, nzo, fzo
+	GROUP(0)
+	MOVUPS X1, 0(CX)
+	MOVQ   AX, BX
+	GROUP(16)
+	MOVUPS X1, 16(CX)
+	SHLQ   $4, AX
+	ORQ    BX, AX
+	MOVQ   AX, mask+40(FP)
+	RET
+
 // BCAST stores the float at off(SI) in all four lanes of to(DI).
 #define BCAST(off, to) \
 	MOVSS  off(SI), X0 \

@@ -13,6 +13,11 @@ func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask 
 	panic("accel: no assembly slab test on this architecture")
 }
 
+// slabTestSpans is never called where slabAsm is false.
+func slabTestSpans(n *wideNode, q *slabRay, tMin, tMax float32, near, far *wideRow) (mask uint) {
+	panic("accel: no assembly slab test on this architecture")
+}
+
 // slabBroadcast is never called where slabAsm is false.
 func slabBroadcast(q *slabRay, org, inv, far *vec.Vec3) {
 	panic("accel: no assembly slab test on this architecture")

@@ -65,11 +65,12 @@ func leafRange(ref uint32) (first, end uint32) {
 // A node's children take its slots in order of decreasing primitive count
 // (equal counts in their binary left-to-right order). Closest-hit walks
 // visit children by distance, which the slot order only breaks ties of;
-// occlusion walks visit them in slot order, and the largest subtree first
-// is the likeliest to hold an occluder: on random-triangle scenes it
-// doubles the rate of shadow rays over the binary order (Embree, too,
-// sorts a node's children by primitive count "for faster shadow ray
-// traversal").
+// occlusion walks take the child the ray crosses for longest first
+// (longestChild) and pop the others in slot order, where the largest
+// subtree first is the likeliest to hold an occluder: on random-triangle
+// scenes that order doubled the rate of shadow rays over the binary order
+// (Embree, too, sorts a node's children by primitive count "for faster
+// shadow ray traversal").
 //
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
@@ -398,6 +399,60 @@ func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) (
 	return mask
 }
 
+// hitWideSpans is hitWide for the occlusion walks of finite rays: it
+// also returns every child's exit distance, far, for longestChild.
+func (r *rayBox) hitWideSpans(n *wideNode, tMin, tMax float32, near, far *wideRow) (mask uint) {
+	if slabAsm {
+		return slabTestSpans(n, &r.slab, tMin, tMax, near, far)
+	}
+	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
+	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
+	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
+	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
+	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
+	fx, fy, fz := r.invFar.X, r.invFar.Y, r.invFar.Z
+	negMin, farMax := -tMin, tMax*robustScale
+	for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
+		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
+		fr := min(farMax, (hx[i]-ox)*fx, (hy[i]-oy)*fy, (hz[i]-oz)*fz)
+		nr := -nn
+		near[i], far[i] = nr, fr
+		mask |= b2u(nr <= fr) << i
+	}
+	return mask
+}
+
+// longestChild returns the slot of the child in mask (which is not empty)
+// that the ray crosses for the longest distance, far[i] - near[i] (its
+// exit minus its entry distance, over the walk's [tMin, tMax]), the first
+// slot on a tie. The occlusion walks take that child first and push the
+// others. Occluders are not spread evenly: on the soup of random
+// triangles, say, the chance that a child holds one grows with the length
+// of ray inside its box, while the child with the most primitives (the
+// first slot, which the walks took before) may be crossed for a sliver.
+// Counted on the 1M and 2M soups' shadow rays (embreecmp's, from the
+// surface toward a light), taking the longest first visits 8.0 wide nodes
+// and 4.3 leaves a ray where the first slot visited 11.6 and 5.7; on the
+// terrains, 11.6 and 3.0 where it visited 13.0 and 3.7. (Sorting all the
+// children pushed by length as well visited 4-5% fewer nodes again, for
+// a sort on every node.)
+//
+// The lengths compare by their bits with the sign cleared: a hit child's
+// entry is at most its exit, so its length is not negative, and -0 (an
+// exit of -0 after an entry of +0) ties with +0. The assembly walks
+// compare them so (LONGEST), as integers.
+func longestChild(mask uint, near, far *wideRow) int {
+	best := bits.TrailingZeros(mask) & wideMask
+	key := math.Float32bits(far[best]-near[best]) &^ (1 << 31)
+	for m := mask & (mask - 1); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros(m) & wideMask
+		if k := math.Float32bits(far[i]-near[i]) &^ (1 << 31); k > key {
+			best, key = i, k
+		}
+	}
+	return best
+}
+
 // stackSizeWide bounds a wide traversal stack: a wide tree is no deeper than
 // its binary tree, and each node leaves at most wideWidth-1 entries behind.
 const stackSizeWide = (wideWidth-1)*maxTreeDepth + 2
@@ -423,9 +478,9 @@ func trailing(m uint) int { return bits.TrailingZeros(m) }
 
 // lastSlot returns the highest slot set in the nonzero mask m and m
 // without it. The occlusion walks push the children they do not take
-// last slot first, so that they pop them in slot order: children are
-// ordered by decreasing primitive count, and the larger subtrees are the
-// likelier to hold an occluder.
+// (longestChild takes one) last slot first, so that they pop them in slot
+// order: children are ordered by decreasing primitive count, and the
+// larger subtrees are the likelier to hold an occluder.
 func lastSlot(m uint) (int, uint) {
 	i := bits.Len(m) - 1
 	return i, m &^ (1 << i)
