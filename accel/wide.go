@@ -430,11 +430,11 @@ func (r *rayBox) hitWideSpans(n *wideNode, tMin, tMax float32, near, far *wideRo
 // triangles, say, the chance that a child holds one grows with the length
 // of ray inside its box, while the child with the most primitives (the
 // first slot, which the walks took before) may be crossed for a sliver.
-// Counted on the 1M and 2M soups' shadow rays (embreecmp's, from the
-// surface toward a light), taking the longest first visits 8.0 wide nodes
-// and 4.3 leaves a ray where the first slot visited 11.6 and 5.7; on the
-// terrains, 11.6 and 3.0 where it visited 13.0 and 3.7. (Sorting all the
-// children pushed by length as well visited 4-5% fewer nodes again, for
+// Counted on the 1M soup's shadow rays (embreecmp's, from the surface
+// toward a light), taking the longest first visits 8.0 wide nodes and 4.3
+// leaves a ray where the first slot visited 11.6 and 5.7; on the 1M
+// terrain, 11.6 and 3.0 where it visited 13.0 and 3.7. (Sorting all the
+// children pushed by length as well visited 1-5% fewer nodes again, for
 // a sort on every node.)
 //
 // The lengths compare by their bits with the sign cleared: a hit child's
