@@ -155,38 +155,29 @@
 
 // SLAB8 is slabTest on the node at SI for the slabRay at DX (its
 // constants loaded by LOADSLAB), all eight children at once: the hit mask
-// in AX, the entry distances in Y0. The far planes take the slabRay's
-// 32-byte fx, fy, fz as memory operands. The three planes and tMin
-// (tMax times robustScale) are reduced as a tree, max(max(x, y), max(z,
-// tMin)): finite rays have no NaN distances, and on the rest max and min
-// are associative up to the sign of a zero, which no comparison sees.
-// It clobbers Y1-Y5 and R8-R13.
+// in AX, the entry distances in Y0 (SLABSPANS, then the compare). It
+// clobbers Y1-Y5 and R8-R13.
 #define SLAB8 \
-	MOVQ      192(DX), R8 \
-	MOVQ      200(DX), R9 \
-	MOVQ      208(DX), R10 \
-	MOVQ      216(DX), R11 \
-	MOVQ      224(DX), R12 \
-	MOVQ      232(DX), R13 \
-	PLANE(R8, Y6, Y9, Y0) \
-	PLANE(R9, Y6, 96(DX), Y1) \
-	PLANE(R10, Y7, Y10, Y2) \
-	PLANE(R11, Y7, 128(DX), Y3) \
-	PLANE(R12, Y8, Y11, Y4) \
-	PLANE(R13, Y8, 160(DX), Y5) \
-	VMAXPS    Y2, Y0, Y0 \
-	VMAXPS    Y12, Y4, Y4 \
-	VMAXPS    Y4, Y0, Y0 \
-	VMINPS    Y3, Y1, Y1 \
-	VMINPS    Y13, Y5, Y5 \
-	VMINPS    Y5, Y1, Y1 \
+	SLABSPANS \
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
 
-// SLAB8SEG is SLAB8 that keeps the children's far distances: the hit
-// mask in AX (and its lanes, all ones, in Y3), the entry distances in Y0,
-// the exit distances in Y1.
+// SLAB8SEG is SLAB8 that keeps the children's exit distances, for
+// LONGEST: the hit mask in AX (and its lanes, all ones, in Y3), the entry
+// distances in Y0, the exit distances in Y1.
 #define SLAB8SEG \
+	SLABSPANS \
+	VCMPPS    $2, Y1, Y0, Y3 \
+	VMOVMSKPS Y3, AX
+
+// SLABSPANS sets Y0 and Y1 to the entry and exit distances of the
+// children of the node at SI, as SLAB8 compares them. The far planes take
+// the slabRay's 32-byte fx, fy, fz as memory operands. The three planes
+// and tMin (tMax times robustScale) are reduced as a tree, max(max(x, y),
+// max(z, tMin)): finite rays have no NaN distances, and on the rest max
+// and min are associative up to the sign of a zero, which no comparison
+// sees. It clobbers Y2-Y5 and R8-R13.
+#define SLABSPANS \
 	MOVQ      192(DX), R8 \
 	MOVQ      200(DX), R9 \
 	MOVQ      208(DX), R10 \
@@ -204,9 +195,7 @@
 	VMAXPS    Y4, Y0, Y0 \
 	VMINPS    Y3, Y1, Y1 \
 	VMINPS    Y13, Y5, Y5 \
-	VMINPS    Y5, Y1, Y1 \
-	VCMPPS    $2, Y1, Y0, Y3 \
-	VMOVMSKPS Y3, AX
+	VMINPS    Y5, Y1, Y1
 
 // LONGEST sets CX to the slot of the hit child (AX, lanes in Y3) the ray
 // crosses for longest, far (Y1) minus near (Y0), the first on a tie, as
