@@ -801,16 +801,17 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 				return false
 			}
 			if mode == batchOccluded {
-				var near wideRow
 				n := &t.wide[e.node]
-				if mw := l.world.hitWide(n, r.TMin, r.TMax, &near); mw != 0 {
-					// occludedFast takes the first hit child next and
-					// stacks the others: the same order on this stack.
-					for m := mw &^ (mw & -mw); m != 0; m &= m - 1 {
-						l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(m)&wideMask]}
+				if mw, take := l.world.occlusionPick(n, r.TMin, r.TMax); mw != 0 {
+					// occludedOn takes that child next and stacks the
+					// others: the same order on this stack.
+					for m := mw &^ (1 << take); m != 0; {
+						var i int
+						i, m = lastSlot(m)
+						l.stack[l.sp] = stackEntry{node: n.ref[i&wideMask]}
 						l.sp++
 					}
-					l.stack[l.sp] = stackEntry{node: n.ref[bits.TrailingZeros(mw)&wideMask]}
+					l.stack[l.sp] = stackEntry{node: n.ref[take]}
 					l.sp++
 				}
 			} else {

@@ -231,3 +231,56 @@ func BenchmarkWalkKernels(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTraceInstances traces BenchmarkTrace's shadow and incoherent
+// rays, one at a time and in one batch, through a TLAS of 64 instances:
+// the 100k terrain and soup, each scaled to a quarter and placed on a
+// 4x4x4 grid over [-1,1]^3 (terrains and soups alternating), so that a
+// ray crosses several instances and the top-level walk's order matters.
+func BenchmarkTraceInstances(b *testing.B) {
+	for _, rk := range []string{"shadow", "incoherent"} {
+		rays := benchRaySet(rk)
+		hits := make([]Hit, len(rays))
+		found := make([]bool, len(rays))
+		for _, mode := range []string{"single", "batch"} {
+			b.Run(rk+"/"+mode, func(b *testing.B) {
+				blases := []*BLAS{cachedBLAS(b, "terrain", 100000), cachedBLAS(b, "soup", 100000)}
+				var insts []Instance
+				for i := range 64 {
+					x, y, z := i%4, i/4%4, i/16
+					m := vec.Mat3x4{
+						{0.25, 0, 0, -0.75 + 0.5*float32(x)},
+						{0, 0.25, 0, -0.75 + 0.5*float32(y)},
+						{0, 0, 0.25, -0.75 + 0.5*float32(z)},
+					}
+					insts = append(insts, Instance{Transform: m, InstanceMask: 0xff, BLAS: blases[i%2]})
+				}
+				tl, err := BuildTLAS(insts, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					switch {
+					case mode == "batch" && rk == "shadow":
+						err = tl.OccludedBatch(rays, 0, 0xff, found)
+					case mode == "batch":
+						err = tl.IntersectBatch(rays, 0, 0xff, hits, found)
+					default:
+						for i := range rays {
+							if rk == "shadow" {
+								found[i] = tl.Occluded(rays[i], 0, 0xff)
+							} else {
+								hits[i], found[i] = tl.Intersect(rays[i], 0, 0xff)
+							}
+						}
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+			})
+		}
+	}
+}

@@ -758,14 +758,15 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32) (hit, done bool) {
 			if sp > len(stack)-(wideWidth-1) {
 				return false, false
 			}
-			var near wideRow
 			n := &t.wide[cur]
-			if mw := world.hitWide(n, r.TMin, r.TMax, &near); mw != 0 {
-				for m := mw & (mw - 1); m != 0; m &= m - 1 {
-					stack[sp] = n.ref[bits.TrailingZeros(m)&wideMask]
+			if mw, take := world.occlusionPick(n, r.TMin, r.TMax); mw != 0 {
+				for m := mw &^ (1 << take); m != 0; {
+					var i int
+					i, m = lastSlot(m)
+					stack[sp] = n.ref[i&wideMask]
 					sp++
 				}
-				cur = n.ref[bits.TrailingZeros(mw)&wideMask]
+				cur = n.ref[take]
 				continue
 			}
 		} else {

@@ -81,6 +81,24 @@ func TestSlabTestMatchesScalarLoop(t *testing.T) {
 		var wantNear, gotNear wideRow
 		want := r.hitWideFinite(&n, tMin, tMax, &wantNear)
 		r.slab.init(&r) // rayBox.setup leaves it to the vector walks' builds
+		// The occlusion walks' tests, which keep the exit distances too
+		// (hitWideSpans): the same mask and entries, and exits that
+		// agree between the Go loop and the assembly.
+		var spanNear, spanFar, asmNear, asmFar wideRow
+		if got := r.hitWideSpansGo(&n, tMin, tMax, &spanNear, &spanFar); got != want || spanNear != wantNear {
+			t.Fatalf("iteration %d: hitWideSpansGo mask %08b entries %v, want %08b %v", iter, got, spanNear, want, wantNear)
+		}
+		if got := slabTestSpans(&n, &r.slab, tMin, tMax, &asmNear, &asmFar); got != want {
+			t.Fatalf("iteration %d: slabTestSpans mask %08b, want %08b", iter, got, want)
+		}
+		for i := 0; i < kids; i++ {
+			if asmNear[i] != spanNear[i] || asmFar[i] != spanFar[i] { // -0 == +0
+				t.Fatalf("iteration %d child %d: slabTestSpans entry, exit %g, %g; want %g, %g", iter, i, asmNear[i], asmFar[i], spanNear[i], spanFar[i])
+			}
+		}
+		if want != 0 && longestChild(want, &asmNear, &asmFar) != longestChild(want, &spanNear, &spanFar) {
+			t.Fatalf("iteration %d: longestChild differs between slabTestSpans and the Go loop", iter)
+		}
 		for _, k := range slabKernels() {
 			got := k.test(&n, &r.slab, tMin, tMax, &gotNear)
 			if got != want {

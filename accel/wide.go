@@ -402,9 +402,15 @@ func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) (
 // hitWideSpans is hitWide for the occlusion walks of finite rays: it
 // also returns every child's exit distance, far, for longestChild.
 func (r *rayBox) hitWideSpans(n *wideNode, tMin, tMax float32, near, far *wideRow) (mask uint) {
-	if slabAsm {
+	if slabAsm && !useSIMD { // the vector build leaves r.slab unset
 		return slabTestSpans(n, &r.slab, tMin, tMax, near, far)
 	}
+	return r.hitWideSpansGo(n, tMin, tMax, near, far)
+}
+
+// hitWideSpansGo is hitWideSpans' loop in Go, hitWideFinite's with the
+// exit distances stored.
+func (r *rayBox) hitWideSpansGo(n *wideNode, tMin, tMax float32, near, far *wideRow) (mask uint) {
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
 	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
 	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
@@ -420,6 +426,23 @@ func (r *rayBox) hitWideSpans(n *wideNode, tMin, tMax float32, near, far *wideRo
 		mask |= b2u(nr <= fr) << i
 	}
 	return mask
+}
+
+// occlusionPick tests the children of n for an occlusion walk over [tMin,
+// tMax] and returns the mask of those hit and, when there is one, the
+// slot of the one to take first: longestChild's where the ray's slab
+// distances are finite, else the first slot hit (a NaN length orders
+// nothing). The top-level walks take it; the BLAS walks inline the same.
+func (r *rayBox) occlusionPick(n *wideNode, tMin, tMax float32) (mask uint, take int) {
+	var near, far wideRow
+	if r.finite {
+		if mask = r.hitWideSpans(n, tMin, tMax, &near, &far); mask != 0 {
+			take = longestChild(mask, &near, &far)
+		}
+		return mask, take
+	}
+	mask = r.hitWide(n, tMin, tMax, &near)
+	return mask, bits.TrailingZeros(mask) & wideMask
 }
 
 // longestChild returns the slot of the child in mask (which is not empty)
