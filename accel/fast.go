@@ -658,6 +658,8 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			if slabAsm {
 				mask = slabTestSpans(n, &r.slab, tMin, tMax, &near, &far)
 			} else {
+				// hitWideSpansGo, written out: a call per node made
+				// the 386 walk's 100k shadow rays 0.87-0.91x.
 				farMax := tMax * robustScale
 				for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
 					nr := -min(min(negMin, (ox-lx[i])*ix), min((oy-ly[i])*iy, (oz-lz[i])*iz))

@@ -135,14 +135,14 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
 			fr := archsimd.BroadcastFloat32x8(tMaxFar).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 			mask := uint(nr.LessEqual(fr).ToBits())
-			nr.Store(&near)
-			fr.Store(&far)
 			// The upper register halves are cleared before the scalar (SSE) code
 			// that follows, in each branch: before the branch, the compiler
 			// could schedule it ahead of the test.
 			if mask == 0 {
 				archsimd.ClearAVXUpperBits()
 			} else {
+				nr.Store(&near)
+				fr.Store(&far)
 				archsimd.ClearAVXUpperBits()
 				take := longestChild(mask, &near, &far)
 				for m := mask &^ (1 << take); m != 0; {
@@ -273,15 +273,15 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
 		fr := archsimd.BroadcastFloat32x8(w.tMax).Mul(q.robust).Min(q.load(p, q.fxo).Sub(q.ox).Mul(q.fx)).Min(q.load(p, q.fyo).Sub(q.oy).Mul(q.fy)).Min(q.load(p, q.fzo).Sub(q.oz).Mul(q.fz))
 		mask := uint(nr.LessEqual(fr).ToBits())
-		var near, far wideRow
-		nr.Store(&near)
-		fr.Store(&far)
 		// The upper register halves are cleared before the scalar (SSE) code
 		// that follows, in each branch: before the branch, the compiler
 		// could schedule it ahead of the test.
 		if mask == 0 {
 			archsimd.ClearAVXUpperBits()
 		} else {
+			var near, far wideRow
+			nr.Store(&near)
+			fr.Store(&far)
 			archsimd.ClearAVXUpperBits()
 			take := longestChild(mask, &near, &far)
 			for m := mask &^ (1 << take); m != 0; {

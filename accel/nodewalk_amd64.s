@@ -55,11 +55,8 @@
 	LEAQ  -1(AX), R8 \
 	ANDQ  AX, R8 \
 	JZ    chosen \
-	MOVSS 40(SP)(CX*4), X0 \
-	SUBSS (SP)(CX*4), X0 \
-	MOVQ  X0, R9 \
-	ANDL  $0x7fffffff, R9 \
-	MOVQ  R8, R11 \
+	XORL  R9, R9 /* the longest so far: none longer than 0 */ \
+	MOVQ  AX, R11 \
 scan: \
 	BSFQ  R11, DX \
 	MOVSS 40(SP)(DX*4), X0 \

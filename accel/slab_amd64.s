@@ -2,6 +2,24 @@
 
 #include "slab_amd64.h"
 
+// SLABARGS loads slabTest's and slabTestSpans' common arguments: the
+// node in SI (its line of references prefetched, which the caller reads
+// next), the slabRay in DI and its constants (SLABRAY, SLABROWS), tMin
+// and tMax broadcast into X12 and X14, tMax times robustScale into X13
+// (FARMAX) and near in DX.
+#define SLABARGS \
+	MOVQ   n+0(FP), SI \
+	PREFETCHT0 192(SI) \
+	MOVQ   q+8(FP), DI \
+	MOVSS  tMin+16(FP), X12 \
+	SHUFPS $0, X12, X12 \
+	MOVSS  tMax+20(FP), X14 \
+	SHUFPS $0, X14, X14 \
+	MOVQ   near+24(FP), DX \
+	SLABRAY \
+	FARMAX \
+	SLABROWS
+
 // func slabTest(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
 //
 // slabRay.test with four children per SSE register (SSE2 is part of the
@@ -11,17 +29,7 @@
 // then the six row offsets (nxo, fxo, nyo, fyo, nzo, fzo). X15 (Go's zero
 // register) is left alone.
 TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
-	MOVQ   n+0(FP), SI
-	PREFETCHT0 192(SI)       // the references, which the caller reads next
-	MOVQ   q+8(FP), DI
-	MOVSS  tMin+16(FP), X12
-	SHUFPS $0, X12, X12
-	MOVSS  tMax+20(FP), X14
-	SHUFPS $0, X14, X14
-	MOVQ   near+24(FP), DX
-	SLABRAY             // ox, oy, oz, ix, iy, iz
-	FARMAX              // X13: tMax times robustScale
-	SLABROWS            // nxo, fxo, nyo, fyo, nzo, fzo
+	SLABARGS
 	GROUP(0)
 	MOVQ   AX, BX
 	GROUP(16)
@@ -34,18 +42,8 @@ TEXT ·slabTest(SB), NOSPLIT|NOFRAME, $0-40
 //
 // slabTest that also stores the exit distances at far.
 TEXT ·slabTestSpans(SB), NOSPLIT|NOFRAME, $0-48
-	MOVQ   n+0(FP), SI
-	PREFETCHT0 192(SI)       // the references, which the caller reads next
-	MOVQ   q+8(FP), DI
-	MOVSS  tMin+16(FP), X12
-	SHUFPS $0, X12, X12
-	MOVSS  tMax+20(FP), X14
-	SHUFPS $0, X14, X14
-	MOVQ   near+24(FP), DX
+	SLABARGS
 	MOVQ   far+32(FP), CX
-	SLABRAY             // ox, oy, oz, ix, iy, iz
-	FARMAX              // X13: tMax times robustScale
-	SLABROWS            // nxo, fxo, nyo, fyo, nzo, fzo
 	GROUP(0)
 	MOVUPS X1, 0(CX)
 	MOVQ   AX, BX
