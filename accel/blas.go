@@ -163,8 +163,8 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
 	b.nodes = nodes
 	b.wide = widen(nodes)
-	b.primGeom = make([]uint32, len(order))
-	b.primIndex = make([]uint32, len(order))
+	b.primGeom = hugeSlice[uint32](len(order), len(order))
+	b.primIndex = hugeSlice[uint32](len(order), len(order))
 	if b.typ == GeometryTriangles {
 		b.tris = make([]triVerts, len(order))
 	} else {

@@ -24,8 +24,8 @@ func (b *BLAS) Clone() *BLAS {
 	c.tris = cloneCap(b.tris)
 	c.rows = cloneHuge(b.rows, cap(b.rows))
 	c.boxes = cloneCap(b.boxes)
-	c.primGeom = cloneCap(b.primGeom)
-	c.primIndex = cloneCap(b.primIndex)
+	c.primGeom = cloneHuge(b.primGeom, cap(b.primGeom))
+	c.primIndex = cloneHuge(b.primIndex, cap(b.primIndex))
 	c.self.blas = &c
 	return &c
 }
@@ -46,8 +46,8 @@ func (b *BLAS) Compact() (*BLAS, error) {
 	c.tris = slices.Clip(slices.Clone(b.tris))
 	c.rows = cloneHuge(b.rows, len(b.rows))
 	c.boxes = slices.Clip(slices.Clone(b.boxes))
-	c.primGeom = slices.Clip(slices.Clone(b.primGeom))
-	c.primIndex = slices.Clip(slices.Clone(b.primIndex))
+	c.primGeom = cloneHuge(b.primGeom, len(b.primGeom))
+	c.primIndex = cloneHuge(b.primIndex, len(b.primIndex))
 	c.self.blas = &c
 	return &c, nil
 }

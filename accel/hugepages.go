@@ -17,6 +17,15 @@ import "unsafe"
 // 1.05-1.16x, primary rays 0.95-1.15x; raypipe bench (1M terrain), nine
 // runs against twelve: shadow and incoherent rays 1.14x and 1.17x
 // (medians), builds within the runs' swing.
+//
+// A hit reads one more array at random: the primitive index of its slot
+// (primIndex, and primGeom where a BLAS has several geometries), which the
+// assembly walks prefetch at each commit. A 1M-triangle BLAS's take 4 MB,
+// a thousand small pages; in huge pages, too, the incoherent rays of
+// BenchmarkTrace's 1M terrain and soup ran 1.04x (six rounds alternated),
+// where the profile had charged 7% of the terrain's walk to the stall
+// behind that prefetch.
+//
 // Elsewhere, and where the kernel has no huge page to give, the arrays
 // are ordinary memory; the advice changes no value in them.
 

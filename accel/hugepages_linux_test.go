@@ -10,8 +10,8 @@ import (
 	"unsafe"
 )
 
-// TestBuildAdvisesHugePages checks that a build's leaf rows and wide nodes
-// lie in memory advised for transparent huge pages (see hugepages.go):
+// TestBuildAdvisesHugePages checks that a build's leaf rows, wide nodes and
+// per-slot primitive indices lie in memory advised for transparent huge pages (see hugepages.go):
 // the mapping that holds their first whole huge page carries the "hg" flag
 // (VM_HUGEPAGE) in /proc/self/smaps.
 func TestBuildAdvisesHugePages(t *testing.T) {
@@ -22,7 +22,9 @@ func TestBuildAdvisesHugePages(t *testing.T) {
 		t.Skip("no leaf rows on this build")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	pos, idx := randomSoup(rng, 600000, 0.01) // rows of 21.6 MB, wide nodes of about 5 MB
+	// Rows of 37.8 MB, wide nodes of about 9 MB, primitive indices of 4.2 MB
+	// (two megabytes and more hold a whole huge page wherever they start).
+	pos, idx := randomSoup(rng, 1050000, 0.01)
 	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +36,8 @@ func TestBuildAdvisesHugePages(t *testing.T) {
 	}{
 		{"rows", unsafe.Pointer(unsafe.SliceData(b.rows)), uintptr(cap(b.rows)) * 4},
 		{"wide", unsafe.Pointer(unsafe.SliceData(b.wide)), uintptr(cap(b.wide)) * unsafe.Sizeof(wideNode{})},
+		{"primIndex", unsafe.Pointer(unsafe.SliceData(b.primIndex)), uintptr(cap(b.primIndex)) * 4},
+		{"primGeom", unsafe.Pointer(unsafe.SliceData(b.primGeom)), uintptr(cap(b.primGeom)) * 4},
 	} {
 		page := (uintptr(a.p) + hugePageSize - 1) &^ (hugePageSize - 1)
 		if page+hugePageSize > uintptr(a.p)+a.n {

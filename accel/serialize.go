@@ -438,8 +438,8 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 			return nil, corrupt("more than %d primitives", maxPrimitives)
 		}
 	}
-	b.primGeom = make([]uint32, ns)
-	b.primIndex = make([]uint32, ns)
+	b.primGeom = hugeSlice[uint32](int(ns), int(ns))
+	b.primIndex = hugeSlice[uint32](int(ns), int(ns))
 	if b.typ == GeometryTriangles {
 		b.tris = make([]triVerts, ns)
 	} else {
