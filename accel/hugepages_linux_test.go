@@ -11,9 +11,10 @@ import (
 )
 
 // TestBuildAdvisesHugePages checks that a build's leaf rows, wide nodes and
-// per-slot primitive indices lie in memory advised for transparent huge pages (see hugepages.go):
-// the mapping that holds their first whole huge page carries the "hg" flag
-// (VM_HUGEPAGE) in /proc/self/smaps.
+// per-slot primitive and geometry indices lie in memory advised for
+// transparent huge pages (see hugepages.go): the mapping that holds their
+// first whole huge page carries the "hg" flag (VM_HUGEPAGE) in
+// /proc/self/smaps.
 func TestBuildAdvisesHugePages(t *testing.T) {
 	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(mode), "[never]") {
 		t.Skip("transparent huge pages are off or unknown here")
@@ -22,8 +23,8 @@ func TestBuildAdvisesHugePages(t *testing.T) {
 		t.Skip("no leaf rows on this build")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	// Rows of 37.8 MB, wide nodes of about 9 MB, primitive indices of 4.2 MB
-	// (two megabytes and more hold a whole huge page wherever they start).
+	// Rows of 37.8 MB, wide nodes of about 9 MB, indices of 4.2 MB each: four
+	// megabytes and more hold a whole huge page wherever they start.
 	pos, idx := randomSoup(rng, 1050000, 0.01)
 	b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, 0)
 	if err != nil {
