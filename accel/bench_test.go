@@ -284,3 +284,43 @@ func BenchmarkTraceInstances(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSoleInstance traces BenchmarkTrace's shadow and incoherent rays
+// over the 1k terrain one at a time, through the BLAS's own queries and
+// through a TLAS of one identity instance of it, which skips its top level
+// (soleQuery): on a scene that small the difference is what the TLAS's
+// entry costs a ray (checks, placing the hit's ray, the Hit's return).
+func BenchmarkSoleInstance(b *testing.B) {
+	bl := cachedBLAS(b, "terrain", 1000)
+	tl, err := BuildTLAS([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: bl}}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, rk := range []string{"shadow", "incoherent"} {
+		rays := benchRaySet(rk)
+		for _, via := range []string{"blas", "tlas"} {
+			b.Run(rk+"/"+via, func(b *testing.B) {
+				hits := 0
+				for b.Loop() {
+					for i := range rays {
+						var ok bool
+						switch {
+						case rk == "shadow" && via == "blas":
+							ok = bl.Occluded(rays[i], 0)
+						case rk == "shadow":
+							ok = tl.Occluded(rays[i], 0, 0xff)
+						case via == "blas":
+							_, ok = bl.Intersect(rays[i], 0)
+						default:
+							_, ok = tl.Intersect(rays[i], 0, 0xff)
+						}
+						if ok {
+							hits++
+						}
+					}
+				}
+				b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+			})
+		}
+	}
+}

@@ -26,6 +26,10 @@ type BLAS struct {
 	boxes     []AABB     // procedural BLAS
 	primGeom  []uint32   // geometry index
 	primIndex []uint32   // primitive index within the geometry
+	// updates counts the in-place updates (Update): a TLAS built over b
+	// before the last of them is stale, and skips its top level only while
+	// the count is the one it was built with (TLAS.soleQuery).
+	updates uint64
 	// self is the identity instance used when a BLAS is traced directly.
 	self instance
 }

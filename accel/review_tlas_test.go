@@ -235,4 +235,21 @@ func TestTLASSoleInstanceMatchesTraversal(t *testing.T) {
 	if h := checkTLASQueries(t, "stale", tl, rays); h < 100 {
 		t.Fatalf("stale: only %d hits", h)
 	}
+	// Updating the top level catches up with the BLAS: the shortcut is on
+	// again, and a BLAS updated into a copy (UpdateInto) leaves it on.
+	if err := tl.Update([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}); err != nil {
+		t.Fatal(err)
+	}
+	if haveAVX2 && !useSIMD && tl.soleQuery(0xff) == nil {
+		t.Fatal("no sole instance after the top level's update")
+	}
+	if _, err := b.UpdateInto([]Geometry{TriangleGeometry(pos, idx)}); err != nil {
+		t.Fatal(err)
+	}
+	if haveAVX2 && !useSIMD && tl.soleQuery(0xff) == nil {
+		t.Fatal("UpdateInto made the top level stale")
+	}
+	if h := checkTLASQueries(t, "updated", tl, rays); h < 100 {
+		t.Fatalf("updated: only %d hits", h)
+	}
 }

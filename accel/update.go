@@ -192,6 +192,7 @@ func (b *BLAS) checkUpdate(geoms []Geometry) ([]decodedGeometry, error) {
 
 // refitFrom stores the new primitives in their slots and refits the tree.
 func (b *BLAS) refitFrom(dec []decodedGeometry) {
+	b.updates++
 	for s := range b.primGeom {
 		g, p := b.primGeom[s], b.primIndex[s]
 		if b.typ == GeometryTriangles {
