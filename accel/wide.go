@@ -370,33 +370,11 @@ func (r *rayBox) hitWide(n *wideNode, tMin, tMax float32, near *wideRow) (mask u
 	return mask
 }
 
-// hitWideFinite is hitWide for rays whose slab distances cannot be NaN, without
-// branches. The min builtin on floats costs a few instructions more than
-// one MINSS (NaN and signed-zero semantics), max a few more still (it
-// negates around a min), so the near distance is computed negated with min
-// only: (o-l)*inv is exactly -((l-o)*inv), as IEEE subtraction and
-// multiplication are symmetric under negation, and max(a, b) = -min(-a, -b)
-// up to the sign of a zero result, which no comparison sees.
-func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) (mask uint) {
-	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
-	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
-	lz, hz := &n.b[r.nearZ], &n.b[r.nearZ^1]
-	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
-	ix, iy, iz := r.inv.X, r.inv.Y, r.inv.Z
-	fx, fy, fz := r.invFar.X, r.invFar.Y, r.invFar.Z
-	negMin, far := -tMin, tMax*robustScale
-	for i := 0; i < int(n.n&15) && i < wideWidth; i++ {
-		nn := min(negMin, (ox-lx[i])*ix, (oy-ly[i])*iy, (oz-lz[i])*iz)
-		fr := min(far, (hx[i]-ox)*fx, (hy[i]-oy)*fy, (hz[i]-oz)*fz)
-		nr := -nn
-		near[i] = nr
-		var bit uint
-		if nr <= fr {
-			bit = 1
-		}
-		mask |= bit << i
-	}
-	return mask
+// hitWideFinite is hitWide for rays whose slab distances cannot be NaN:
+// hitWideSpansGo without the exit distances.
+func (r *rayBox) hitWideFinite(n *wideNode, tMin, tMax float32, near *wideRow) uint {
+	var far wideRow
+	return r.hitWideSpansGo(n, tMin, tMax, near, &far)
 }
 
 // hitWideSpans is hitWide for the occlusion walks of finite rays: it
@@ -408,8 +386,14 @@ func (r *rayBox) hitWideSpans(n *wideNode, tMin, tMax float32, near, far *wideRo
 	return r.hitWideSpansGo(n, tMin, tMax, near, far)
 }
 
-// hitWideSpansGo is hitWideSpans' loop in Go, hitWideFinite's with the
-// exit distances stored.
+// hitWideSpansGo is hitWideSpans' loop in Go, for rays whose slab
+// distances cannot be NaN, without branches. The min builtin on floats
+// costs a few instructions more than one MINSS (NaN and signed-zero
+// semantics), max a few more still (it negates around a min), so the near
+// distance is computed negated with min only: (o-l)*inv is exactly
+// -((l-o)*inv), as IEEE subtraction and multiplication are symmetric under
+// negation, and max(a, b) = -min(-a, -b) up to the sign of a zero result,
+// which no comparison sees.
 func (r *rayBox) hitWideSpansGo(n *wideNode, tMin, tMax float32, near, far *wideRow) (mask uint) {
 	lx, hx := &n.b[r.nearX], &n.b[r.nearX^1]
 	ly, hy := &n.b[r.nearY], &n.b[r.nearY^1]
