@@ -159,7 +159,7 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 			}
 			w.o.setupSelf(r)
 			near, ok := w.o.rb.hit(&b.nodes[0].bounds, r.TMin, r.TMax)
-			if !ok || near > r.TMax {
+			if !ok || !first && near > r.TMax {
 				continue
 			}
 			if !w.o.rb.finite {
@@ -168,6 +168,9 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 			}
 			w.tMin, w.tMax, w.found, w.overflow = r.TMin, r.TMax, false, false
 			w.cur, w.sp, w.ray = stackEntry{0, near}, 0, i
+			if first {
+				w.cur = stackEntry{} // firstHit's walk: no distances
+			}
 			if useSIMD {
 				w.q.init(&w.o.rb, r.TMin)
 			}
@@ -285,9 +288,12 @@ func (in *instance) intersectBatchAVX2(rays []Ray, flags RayFlags, hits []Hit, f
 	res := batchResultsPool.Get().(*batchResults)
 	defer batchResultsPool.Put(res)
 	q, obj := res.query(in, rays, flags&RayFlagAcceptFirstHitAndEndSearch != 0)
-	if coherent(rays) {
+	switch {
+	case q.first:
+		batchOccludeAVX2(&q) // firstHit's walks, which commit their hit
+	case coherent(rays):
 		res.walkCoherent(&q, alone)
-	} else {
+	default:
 		batchWalkAVX2(&q)
 	}
 	res.intersected(hits, found, func(i int) {
@@ -420,7 +426,7 @@ type batchMode int
 
 const (
 	batchClosest  batchMode = iota // closest hit
-	batchFirst                     // closest hit with ACCEPT_FIRST_HIT_AND_END_SEARCH
+	batchFirst                     // the occlusion walk's hit (ACCEPT_FIRST_HIT_AND_END_SEARCH: firstHit)
 	batchOccluded                  // any hit
 )
 
@@ -429,14 +435,14 @@ const (
 // scenes that fit in the caches.
 func (b *BLAS) step(w *batchWalk, mode batchMode) bool {
 	switch {
-	case mode == batchOccluded && useSIMD:
-		return b.stepOccludedSIMD(w)
-	case mode == batchOccluded:
-		return b.stepOccluded(w)
+	case mode != batchClosest && useSIMD:
+		return b.stepOccludedSIMD(w, mode == batchFirst)
+	case mode != batchClosest:
+		return b.stepOccluded(w, mode == batchFirst)
 	case useSIMD:
-		return b.stepClosestSIMD(w, mode == batchFirst)
+		return b.stepClosestSIMD(w)
 	}
-	return b.stepClosest(w, mode == batchFirst)
+	return b.stepClosest(w)
 }
 
 // runBatch keeps the lanes busy: it fills them with start, advances each
@@ -466,7 +472,7 @@ func (b *BLAS) runBatch(lanes *[batchLanes]batchWalk, mode batchMode, start func
 
 // stepClosest runs one node or leaf of w's closest-hit walk, as one turn
 // of walkFiniteOn's loop, and reports whether the walk goes on.
-func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
+func (b *BLAS) stepClosest(w *batchWalk) bool {
 	cur, sp, tm := w.cur, w.sp, w.tMax
 	if !isLeafRef(cur.node) {
 		if sp > batchStackLimit {
@@ -525,10 +531,6 @@ func (b *BLAS) stepClosest(w *batchWalk, first bool) bool {
 			w.h = fastHit{t, u, v, s, front}
 			b.prefetchPrim(s)
 			w.found = true
-			if first {
-				w.tMax = tm
-				return false
-			}
 		}
 		w.tMax = tm
 	}
@@ -550,7 +552,7 @@ func (w *batchWalk) pop() bool {
 
 // stepOccluded runs one node or leaf of w's occlusion walk, as one turn of
 // occludesFinite's loop, and reports whether the walk goes on.
-func (b *BLAS) stepOccluded(w *batchWalk) bool {
+func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 	cur := w.cur.node
 	if !isLeafRef(cur) {
 		if w.sp > batchStackLimit {
@@ -576,7 +578,12 @@ func (b *BLAS) stepOccluded(w *batchWalk) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := b.leafScan(w.o.tri(), lo, hi, w.tMin, w.tMax, &lh)
-		if cand&^edge != 0 {
+		if record {
+			if firstCandidate(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, &w.h) {
+				w.found, w.tMax = true, w.h.t
+				return false
+			}
+		} else if cand&^edge != 0 {
 			w.found = true
 			return false
 		}
@@ -724,7 +731,7 @@ func (t *TLAS) runBatch(rays []Ray, mode batchMode, mask uint8, finish func(*tla
 			l.world.setup(r.Origin, r.Direction)
 			l.tMax = r.TMax
 			l.sp = 0
-			if _, ok := l.world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); ok || mode != batchOccluded {
+			if _, ok := l.world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); ok || mode == batchClosest {
 				l.stack[0] = stackEntry{0, r.TMin}
 				l.sp = 1
 			}
@@ -792,7 +799,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 	for l.sp > 0 {
 		l.sp--
 		e := l.stack[l.sp]
-		if mode != batchOccluded && e.near > l.tMax {
+		if mode == batchClosest && e.near > l.tMax {
 			continue
 		}
 		if !isLeafRef(e.node) {
@@ -800,7 +807,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 				l.overflow = true
 				return false
 			}
-			if mode == batchOccluded {
+			if mode != batchClosest {
 				n := &t.wide[e.node]
 				if mw, take := l.world.occlusionPick(n, r.TMin, r.TMax); mw != 0 {
 					// occludedOn takes that child next and stacks the
@@ -828,7 +835,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 		w := &l.w
 		w.o.setup(in, r)
 		near, ok := w.o.rb.hit(&in.blas.nodes[0].bounds, r.TMin, l.tMax)
-		if !ok || mode != batchOccluded && near > l.tMax {
+		if !ok || mode == batchClosest && near > l.tMax {
 			continue
 		}
 		l.inst = idx
@@ -841,7 +848,7 @@ func (t *TLAS) advance(l *tlasWalk, mode batchMode, mask uint8) bool {
 		}
 		w.tMin, w.tMax, w.found, w.overflow = r.TMin, l.tMax, false, false
 		w.cur, w.sp = stackEntry{0, near}, 0
-		if mode == batchOccluded {
+		if mode != batchClosest {
 			w.cur = stackEntry{}
 		}
 		if useSIMD {

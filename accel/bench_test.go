@@ -324,3 +324,47 @@ func BenchmarkSoleInstance(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAcceptFirstHit traces the shadow and incoherent rays of
+// BenchmarkTrace with RayFlagAcceptFirstHitAndEndSearch (the flags of a
+// DXR shadow ray, which TraceRay on opaque geometry hands to Intersect),
+// one at a time (first) and in one IntersectBatch call (first-batch),
+// beside Occluded on the same rays: the first hit is found by Occluded's
+// walk, so the difference is what committing and building the Hit costs.
+func BenchmarkAcceptFirstHit(b *testing.B) {
+	for _, rk := range []string{"shadow", "incoherent"} {
+		rays := benchRaySet(rk)
+		for _, kind := range []string{"terrain", "soup"} {
+			for _, s := range benchSizes {
+				for _, via := range []string{"occluded", "first", "first-batch"} {
+					b.Run(rk+"/"+kind+"/"+s.name+"/"+via, func(b *testing.B) {
+						bl := cachedBLAS(b, kind, s.tris)
+						tl, err := BuildTLAS([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: bl}}, 0)
+						if err != nil {
+							b.Fatal(err)
+						}
+						hits, found := make([]Hit, len(rays)), make([]bool, len(rays))
+						const flags = RayFlagAcceptFirstHitAndEndSearch | RayFlagSkipClosestHitShader
+						for b.Loop() {
+							switch via {
+							case "occluded":
+								for i := range rays {
+									found[i] = tl.Occluded(rays[i], 0, 0xff)
+								}
+							case "first":
+								for i := range rays {
+									hits[i], found[i] = tl.Intersect(rays[i], flags, 0xff)
+								}
+							default:
+								if err := tl.IntersectBatch(rays, flags, 0xff, hits, found); err != nil {
+									b.Fatal(err)
+								}
+							}
+						}
+						b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+					})
+				}
+			}
+		}
+	}
+}

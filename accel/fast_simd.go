@@ -12,7 +12,7 @@ import (
 // (nodeRay.hitWide, leafCandidates). It visits the same nodes in the same
 // order and commits the same hits, so both builds answer identically
 // (TestSIMDWalkMatchesScalar).
-func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
+func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fastHit, st *walkState, stack []stackEntry) bool {
 	sp := st.sp
 	found := st.found
 	wide, tris, rows := b.wide, b.tris, b.rows
@@ -89,11 +89,6 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 				*h = fastHit{t, u, v, s, front}
 				b.prefetchPrim(s)
 				found = true
-				if first {
-					*tMax = tm
-					st.found = true
-					return true
-				}
 			}
 		}
 		for {
@@ -112,7 +107,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first
 }
 
 // occludesFiniteOnSIMD is occludesFiniteOn with vector node and leaf tests.
-func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32) (hit, done bool) {
+func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32, h *fastHit) (hit, done bool) {
 	sp := 0
 	cur := uint32(0)
 	wide, tris, rows := b.wide, b.tris, b.rows
@@ -159,12 +154,18 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
-			if cand&^edge != 0 {
-				return true, true // a triangle off the edge cases hits over (tMin, tMax)
-			}
-			for m := edge; m != 0; m &= m - 1 {
-				if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
+			if h != nil {
+				if firstCandidate(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
 					return true, true
+				}
+			} else {
+				if cand&^edge != 0 {
+					return true, true // a triangle off the edge cases hits over (tMin, tMax)
+				}
+				for m := edge; m != 0; m &= m - 1 {
+					if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
+						return true, true
+					}
 				}
 			}
 		}
@@ -177,7 +178,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 }
 
 // stepClosestSIMD is stepClosest with the vector tests of walkFiniteOnSIMD.
-func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
+func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 	cur, sp, tm := w.cur, w.sp, w.tMax
 	if !isLeafRef(cur.node) {
 		if sp > batchStackLimit {
@@ -248,10 +249,6 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 			w.h = fastHit{t, u, v, s, front}
 			b.prefetchPrim(s)
 			w.found = true
-			if first {
-				w.tMax = tm
-				return false
-			}
 		}
 		w.tMax = tm
 	}
@@ -260,7 +257,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool {
 
 // stepOccludedSIMD is stepOccluded with the vector tests of
 // occludesFiniteOnSIMD.
-func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
+func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 	cur := w.cur.node
 	if !isLeafRef(cur) {
 		if w.sp > batchStackLimit {
@@ -299,7 +296,12 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
-		if cand&^edge != 0 {
+		if record {
+			if firstCandidate(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, &w.h) {
+				w.found, w.tMax = true, w.h.t
+				return false
+			}
+		} else if cand&^edge != 0 {
 			w.found = true
 			return false
 		}

@@ -37,7 +37,7 @@ type fusedWalk struct {
 	tMax  float32    // in and out: shrinks to each committed hit
 	cur   stackEntry // in and out: the entry to take next (node only for occludeAVX2)
 	sp    int        // in and out: the stack height
-	first bool       // walkAVX2 stops at the first hit it commits
+	first bool       // occludeAVX2 commits the hit it stops at into h (firstHit)
 	found bool       // out: walkAVX2 committed a hit, occludeAVX2 found one
 	// framed is the assembly's own: set once the walk's frame holds the
 	// triangle test's constants (FRAMELEAF).
@@ -92,7 +92,7 @@ var (
 // nil), one with an edge case (a triangle whose edge function is zero,
 // which intersect decides exactly), or an inner node past w.nwide or met
 // with the stack above w.limit. It returns false when the walk is over:
-// the stack ran empty, or, with w.first, a hit was committed.
+// the stack ran empty.
 //
 //go:noescape
 func walkAVX2(w *fusedWalk) (more bool)
@@ -120,7 +120,8 @@ const (
 // arguments: see BLAS.queryAVX2) for the ray from org along dir
 // over (tMin, tMax), in its object space, in one call: it sets the ray up
 // as objectRay.setupPlaced and watertightRay.setup do, bit for bit, and
-// runs walkAVX2's steps (first: stop at the first hit committed) from the
+// runs walkAVX2's steps (first unused: first-hit queries take
+// rayOccludeAVX2's) from the
 // root on a stack in its own frame, so that a query costs one call. The
 // caller has checked the ray (rayUsable, TMin <= TMax) and the BLAS (a
 // root box, leaf rows). Where walkAVX2 would leave an entry to Go, and
@@ -132,8 +133,8 @@ const (
 //go:noescape
 func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 
-// rayOccludeAVX2 is rayWalkAVX2 for occludeAVX2's steps (first and h
-// unused): rayHit when a triangle hits.
+// rayOccludeAVX2 is rayWalkAVX2 for occludeAVX2's steps: rayHit when a
+// triangle hits, which, with first, it commits into h (firstHit's walk).
 //
 //go:noescape
 func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
@@ -146,7 +147,7 @@ func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows i
 func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 
 // rayOccludedAVX2 is rayOccludeAVX2 for the Ray at r, as
-// rayIntersectAVX2 (first and h unused).
+// rayIntersectAVX2.
 //
 //go:noescape
 func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
@@ -161,7 +162,7 @@ type batchQuery struct {
 	next   int      // the next ray a lane takes: the first at the call
 	status *uint8   // n results: rayMiss, rayHit or rayGoMust
 	hits   *fastHit // n hits, set for each rayHit
-	first  bool     // batchWalkAVX2: stop at the first hit committed
+	first  bool     // batchOccludeAVX2: commit each ray's hit into hits (firstHit's walks)
 	// placed: the rays are in the BLAS's object space already (an
 	// instance's); else they are placed as BLAS.Intersect places them.
 	placed bool

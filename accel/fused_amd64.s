@@ -976,6 +976,41 @@ several: \
 	PREFETCH4(0(DI), 16(DI)) \
 	JMP      done
 
+// LEAFSAVE stores a leaf test's t, ev, ew and det (LEAFCANDS' Y7, Y10,
+// Y11 and Y6) in the frame, for COMMIT.
+#define LEAFSAVE \
+	VMOVUPS  Y7, TB(SP) \
+	VMOVUPS  Y10, EVB(SP) \
+	VMOVUPS  Y11, EWB(SP) \
+	VMOVUPS  Y6, DETB(SP)
+
+// COMMIT commits the hit of lane R8 (t in X1) of the leaf whose first
+// slot is in R13, as leafHits.hit gives it, into the fastHit at 72(DI):
+// found, tMax and the frame's TMAX follow it, and the primitive index it
+// will read is prefetched. It clobbers AX, DX, X2-X6 and Y0.
+#define COMMIT \
+	VMOVSS     DETB(SP)(R8*4), X2 \
+	MOVL       $0x3f800000, DX \
+	VMOVD      DX, X3 \
+	VDIVSS     X2, X3, X3 /* 1 / det */ \
+	VMULSS     EVB(SP)(R8*4), X3, X4 \
+	VMULSS     EWB(SP)(R8*4), X3, X5 \
+	MOVQ       72(DI), DX \
+	VMOVSS     X1, 0(DX) \
+	VMOVSS     X4, 4(DX) \
+	VMOVSS     X5, 8(DX) \
+	LEAQ       (R13)(R8*1), AX \
+	MOVL       AX, 12(DX) \
+	VXORPS     X6, X6, X6 \
+	VUCOMISS   X6, X2 /* det > 0: front */ \
+	SETHI      16(DX) \
+	MOVB       $1, 105(DI) \
+	VMOVSS     X1, 84(DI) \
+	VBROADCASTSS X1, Y0 \
+	VMOVUPS    Y0, TMAX(SP) \
+	MOVQ       32(DI), DX \
+	PREFETCHT0 (DX)(AX*4)
+
 // WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
 // walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
 // stack at BX. When cur is next a leaf it goes on at toleaf, a node at
@@ -1000,7 +1035,7 @@ several: \
 // below it, next to be popped, is prefetched (the second below too cost
 // the soups' single rays 1-3%, BenchmarkTrace). Leaves commit as the Go
 // loop does: each candidate in slot order whose t is below the current
-// tMax (the first one with w.first).
+// tMax.
 #define WALKSTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
@@ -1073,11 +1108,8 @@ leaf: \
 	/* cur is a leaf that passed the check: test its triangles. */ \
 	LEAFCANDS(leafout, leafdone) \
 	/* Commit as the Go loop does: each candidate in slot order whose t */ \
-	/* is below the current tMax (the first one with w.first). */ \
-	VMOVUPS  Y7, TB(SP) \
-	VMOVUPS  Y10, EVB(SP) \
-	VMOVUPS  Y11, EWB(SP) \
-	VMOVUPS  Y6, DETB(SP) \
+	/* is below the current tMax. */ \
+	LEAFSAVE \
 	VMOVSS   84(DI), X1 \
 	MOVQ     $-1, R8 \
 cand: \
@@ -1087,39 +1119,13 @@ cand: \
 	JCC      nextcand \
 	VMOVAPS  X0, X1 \
 	MOVQ     CX, R8 \
-	CMPB     104(DI), $0 \
-	JNE      commit \
 nextcand: \
 	LEAQ  -1(AX), CX \
 	ANDQ  CX, AX \
 	JNZ   cand \
 	TESTQ R8, R8 \
 	JS    leafdone \
-commit: \
-	/* The hit of lane R8 (t in X1), as leafHits.hit gives it. */ \
-	VMOVSS     DETB(SP)(R8*4), X2 \
-	MOVL       $0x3f800000, DX \
-	VMOVD      DX, X3 \
-	VDIVSS     X2, X3, X3 /* 1 / det */ \
-	VMULSS     EVB(SP)(R8*4), X3, X4 \
-	VMULSS     EWB(SP)(R8*4), X3, X5 \
-	MOVQ       72(DI), DX \
-	VMOVSS     X1, 0(DX) \
-	VMOVSS     X4, 4(DX) \
-	VMOVSS     X5, 8(DX) \
-	LEAQ       (R13)(R8*1), AX \
-	MOVL       AX, 12(DX) \
-	VXORPS     X6, X6, X6 \
-	VUCOMISS   X6, X2 /* det > 0: front */ \
-	SETHI      16(DX) \
-	MOVB       $1, 105(DI) \
-	VMOVSS     X1, 84(DI) \
-	VBROADCASTSS X1, Y0 \
-	VMOVUPS    Y0, TMAX(SP) \
-	MOVQ       32(DI), DX \
-	PREFETCHT0 (DX)(AX*4) \
-	CMPB       104(DI), $0 \
-	JNE        finished \
+	COMMIT \
 leafdone: \
 	LOADNODE \
 	JMP pop \
@@ -1173,7 +1179,8 @@ chosen:
 // the entry on top, the next one popped, is prefetched. The walk usually finds an occluder under cur
 // and pops nothing: prefetching the second entry too cost shadow rays
 // 1-2% one at a time and 2-9% in batches (BenchmarkTrace*). A leaf with a triangle that hits sets
-// found and ends the walk (finished).
+// found and ends the walk (finished); with first (the walk of firstHit)
+// it commits its first candidate in slot order, as firstCandidate does.
 #define OCCLUDESTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
 	NODEBY(SLAB8SEG, gomust, pop) \
@@ -1212,6 +1219,12 @@ leaf: \
 	VXORPS X0, X0, X0 \
 	LEAFCANDS(leafout, leafdone) \
 	MOVB $1, 105(DI) /* a triangle hits */ \
+	CMPB 104(DI), $0 \
+	JEQ  finished \
+	LEAFSAVE \
+	BSFQ   AX, R8 \
+	VMOVSS TB(SP)(R8*4), X1 \
+	COMMIT \
 	JMP  finished \
 leafdone: \
 	LOADNODE \
@@ -1221,18 +1234,18 @@ leafout: \
 	JMP  gomust
 
 // RAYCLOSEST and RAYOCCLUDE are the rest of a one-call query once its
-// lane is set up (RAYQUERY or RAYQUERYRAY): walkAVX2's steps (first
-// read from the argument first) or occludeAVX2's from the root, leaves
-// through FRAMELEAF, the status to status (RAYDONE).
-#define RAYCLOSEST(first, status) \
-	MOVB  first, AX \
-	MOVB  AX, 104(DI) \
+// lane is set up (RAYQUERY or RAYQUERYRAY): walkAVX2's steps or
+// occludeAVX2's (first read from the argument first) from the root,
+// leaves through FRAMELEAF, the status to status (RAYDONE).
+#define RAYCLOSEST(status) \
 	ENTRY(8, gomust, rleaf) \
 	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
 	RAYDONE(status)
 
-#define RAYOCCLUDE(status) \
+#define RAYOCCLUDE(first, status) \
+	MOVB  first, AX \
+	MOVB  AX, 104(DI) \
 	ENTRY(4, gomust, rleaf) \
 	OCCLUDESTEPS(OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
@@ -1302,16 +1315,16 @@ empty:
 TEXT ·rayWalkAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(56)
-	RAYCLOSEST(first+64(FP), status+80(FP))
+	RAYCLOSEST(status+80(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
-// rayWalkAVX2 for occludeAVX2's steps (first and h unused): rayHit for a
-// ray that hits a triangle.
+// rayWalkAVX2 for occludeAVX2's steps: rayHit for a ray that hits a
+// triangle, which, with first, it commits into h (firstHit's walk).
 TEXT ·rayOccludeAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(120)
-	RAYOCCLUDE(status+80(FP))
+	RAYOCCLUDE(first+64(FP), status+80(FP))
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
@@ -1320,7 +1333,7 @@ TEXT ·rayOccludeAVX2(SB), $1568-88
 TEXT ·rayIntersectAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(56)
-	RAYCLOSEST(first+48(FP), status+64(FP))
+	RAYCLOSEST(status+64(FP))
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
@@ -1328,7 +1341,7 @@ TEXT ·rayIntersectAVX2(SB), $1568-72
 TEXT ·rayOccludedAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(120)
-	RAYOCCLUDE(status+64(FP))
+	RAYOCCLUDE(first+48(FP), status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
 //

@@ -514,15 +514,26 @@ func TestNodeWalkSameHits(t *testing.T) {
 			return result{h, b.walk(&o, r.TMin, &tMax, first, &h)}
 		}
 		near, ok := o.rb.hit(&b.nodes[0].bounds, r.TMin, tMax)
+		if first {
+			// firstHit's walk, which starts over on the full stack when
+			// it would outgrow the small one.
+			if !ok {
+				return result{}
+			}
+			if hit, done := b.occludesFiniteOn(&o, r.TMin, tMax, make([]uint32, small), &h); done {
+				return result{h, hit}
+			}
+			return result{h, b.occludesFiniteDeep(&o, r.TMin, tMax, &h)}
+		}
 		if !ok || near > tMax {
 			return result{}
 		}
 		stack := make([]stackEntry, small)
 		st := walkState{cur: stackEntry{0, near}}
-		if b.walkFiniteOn(&o, r.TMin, &tMax, first, &h, &st, stack) {
+		if b.walkFiniteOn(&o, r.TMin, &tMax, &h, &st, stack) {
 			return result{h, st.found}
 		}
-		return result{h, b.walkFiniteDeep(&o, r.TMin, &tMax, first, &h, &st, stack[:st.sp])}
+		return result{h, b.walkFiniteDeep(&o, r.TMin, &tMax, &h, &st, stack[:st.sp])}
 	}
 	same := func(a, b result) bool {
 		f := math.Float32bits
@@ -561,7 +572,7 @@ func TestNodeWalkSameHits(t *testing.T) {
 				full.hit = b.occludes(&o, ray.TMin, ray.TMax)
 				full.done = true
 				if o.rb.finite {
-					small.hit, small.done = b.occludesFiniteOn(&o, ray.TMin, ray.TMax, make([]uint32, wideWidth+1))
+					small.hit, small.done = b.occludesFiniteOn(&o, ray.TMin, ray.TMax, make([]uint32, wideWidth+1), nil)
 				}
 				return full, small
 			}
@@ -741,8 +752,8 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 			for mode := rayClosest; mode <= rayOcclude; mode++ {
 				var res batchResults
 				q, _ := res.query(&b.self, rays[:n], mode == rayFirst)
-				if mode == rayOcclude {
-					batchOccludeAVX2(&q)
+				if mode != rayClosest {
+					batchOccludeAVX2(&q) // firstHit's walks (mode rayFirst) too
 				} else {
 					batchWalkAVX2(&q)
 				}

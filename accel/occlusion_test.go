@@ -12,7 +12,9 @@ import (
 // walks (BLAS.occludesFiniteOn, TLAS.occludedOn): on a stack too small for
 // the walk they give up without an answer, never a wrong one, and the
 // full-stack walks they then start over with (occludesFiniteDeep,
-// occludedDeep) answer as the Traversal does.
+// occludedDeep) answer as the Traversal does; the BLAS walks that commit
+// the hit they stop at (firstHit's) commit the Traversal's
+// ACCEPT_FIRST_HIT_AND_END_SEARCH hit.
 func TestOcclusionStartsOverOnTheFullStack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	pos, idx := randomSoup(rng, 3000, 0.3)
@@ -27,33 +29,56 @@ func TestOcclusionStartsOverOnTheFullStack(t *testing.T) {
 	rays := randRays(rng, 400, 2)
 	gaveUp := [2]int{}
 	for i, r := range rays {
-		_, want := traverseClosest(nil, blas, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
+		wantHit, want := traverseClosest(nil, blas, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
 		var o objectRay
 		o.setupSelf(&r)
 		if !o.rb.finite {
 			continue
 		}
+		sameHit := func(h *fastHit) bool {
+			return h.t == wantHit.T && h.u == wantHit.U && h.v == wantHit.V && blas.primIndex[h.slot] == wantHit.PrimitiveIndex
+		}
 		for size := wideWidth - 1; size <= 2*wideWidth; size++ {
-			if hit, done := blas.occludesFiniteOn(&o, r.TMin, r.TMax, make([]uint32, size)); !done {
+			if hit, done := blas.occludesFiniteOn(&o, r.TMin, r.TMax, make([]uint32, size), nil); !done {
 				gaveUp[0]++
 			} else if hit != want {
 				t.Fatalf("BLAS ray %d, stack %d: occluded %v, traversal %v", i, size, hit, want)
 			}
+			var h fastHit
+			if hit, done := blas.occludesFiniteOn(&o, r.TMin, r.TMax, make([]uint32, size), &h); done && (hit != want || hit && !sameHit(&h)) {
+				t.Fatalf("BLAS ray %d, stack %d: first hit %v %+v, traversal %v %+v", i, size, hit, h, want, wantHit)
+			}
 		}
-		if got := blas.occludesFiniteDeep(&o, r.TMin, r.TMax); got != want {
+		if got := blas.occludesFiniteDeep(&o, r.TMin, r.TMax, nil); got != want {
 			t.Fatalf("BLAS ray %d: deep walk %v, traversal %v", i, got, want)
 		}
+		var h fastHit
+		if got := blas.occludesFiniteDeep(&o, r.TMin, r.TMax, &h); got != want || got && !sameHit(&h) {
+			t.Fatalf("BLAS ray %d: deep first hit %v %+v, traversal %v %+v", i, got, h, want, wantHit)
+		}
 
-		_, want = traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
+		wantHit, want = traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
+		sameFound := func(f *firstFound) bool {
+			return f.idx == wantHit.InstanceIndex && f.h.t == wantHit.T && f.h.u == wantHit.U && f.h.v == wantHit.V &&
+				blas.primIndex[f.h.slot] == wantHit.PrimitiveIndex
+		}
 		for size := wideWidth - 1; size <= 2*wideWidth; size++ {
-			if hit, done := tl.occludedOn(&r, 0xff, make([]uint32, size)); !done {
+			if hit, done := tl.occludedOn(&r, 0xff, make([]uint32, size), nil); !done {
 				gaveUp[1]++
 			} else if hit != want {
 				t.Fatalf("TLAS ray %d, stack %d: occluded %v, traversal %v", i, size, hit, want)
 			}
+			var f firstFound
+			if hit, done := tl.occludedOn(&r, 0xff, make([]uint32, size), &f); done && (hit != want || hit && !sameFound(&f)) {
+				t.Fatalf("TLAS ray %d, stack %d: first hit %v %+v, traversal %v %+v", i, size, hit, f, want, wantHit)
+			}
 		}
-		if got := tl.occludedDeep(&r, 0xff); got != want {
+		if got := tl.occludedDeep(&r, 0xff, nil); got != want {
 			t.Fatalf("TLAS ray %d: deep walk %v, traversal %v", i, got, want)
+		}
+		var f firstFound
+		if got := tl.occludedDeep(&r, 0xff, &f); got != want || got && !sameFound(&f) {
+			t.Fatalf("TLAS ray %d: deep first hit %v %+v, traversal %v %+v", i, got, f, want, wantHit)
 		}
 	}
 	if gaveUp[0] == 0 || gaveUp[1] == 0 {
@@ -108,4 +133,90 @@ func TestLongestChildIsTheLongestCrossing(t *testing.T) {
 	if ties < 1000 {
 		t.Fatalf("only %d masks with tied lengths", ties)
 	}
+}
+
+// TestAcceptFirstHitCommitsAHitOfTheRay checks
+// RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH (D3D12 raytracing spec, "Ray
+// flags": the first hit traversal finds is accepted and the search ends)
+// against a brute-force oracle: Intersect with the flag, ray by ray and in
+// batches, finds a hit exactly when some triangle is hit over (TMin, TMax),
+// and the hit it commits is one of those triangles' own intersections (its
+// t and barycentrics), though not necessarily the closest. It counts the
+// rays whose first hit is not the closest: the flag's walk (the occlusion
+// walk's order) must not be the closest-hit walk in disguise.
+func TestAcceptFirstHitCommitsAHitOfTheRay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(93, 94))
+	pos, idx := randomSoup(rng, 4000, 0.3)
+	blas := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, BuildPreferFastTrace)
+	insts := []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: blas}}
+	for i := 0; i < 5; i++ {
+		insts = append(insts, Instance{Transform: randomRotation(rng), InstanceMask: 0xff, BLAS: blas})
+	}
+	tl := mustTLAS(t, insts, 0)
+	rays := randRays(rng, 600, 2)
+	const first = RayFlagAcceptFirstHitAndEndSearch
+	// hitsOf lists every triangle hit of r over (TMin, TMax) in the given
+	// instances, as the oracle finds them.
+	hitsOf := func(insts []Instance, r Ray) []Hit {
+		var all []Hit
+		for ii := range insts {
+			in := &insts[ii]
+			inv, _ := in.Transform.Inverse()
+			var w watertightRay
+			w.setup(inv.TransformPoint(r.Origin), inv.TransformVector(r.Direction))
+			for s := range blas.tris {
+				if t, u, v, _, ok := w.intersect(&blas.tris[s], r.TMin, r.TMax); ok {
+					all = append(all, Hit{T: t, U: u, V: v, InstanceIndex: uint32(ii), PrimitiveIndex: blas.primIndex[s]})
+				}
+			}
+		}
+		return all
+	}
+	check := func(what string, i int, all []Hit, got Hit, ok bool) (notClosest bool) {
+		if ok != (len(all) > 0) {
+			t.Fatalf("%s ray %d: found %v, oracle has %d hits", what, i, ok, len(all))
+		}
+		if !ok {
+			return false
+		}
+		closest := all[0].T
+		match := false
+		for _, h := range all {
+			closest = min(closest, h.T)
+			if h.InstanceIndex == got.InstanceIndex && h.PrimitiveIndex == got.PrimitiveIndex && h.T == got.T && h.U == got.U && h.V == got.V {
+				match = true
+			}
+		}
+		if !match {
+			t.Fatalf("%s ray %d: committed %+v is none of the ray's %d hits", what, i, got, len(all))
+		}
+		return got.T != closest
+	}
+	bh, bf := make([]Hit, len(rays)), make([]bool, len(rays))
+	th, tf := make([]Hit, len(rays)), make([]bool, len(rays))
+	if err := blas.IntersectBatch(rays, first, bh, bf); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.IntersectBatch(rays, first, 0xff, th, tf); err != nil {
+		t.Fatal(err)
+	}
+	notClosest := 0
+	for i, r := range rays {
+		own := hitsOf(insts[:1], r)
+		h, ok := blas.Intersect(r, first)
+		if check("BLAS", i, own, h, ok) {
+			notClosest++
+		}
+		check("BLAS batch", i, own, bh[i], bf[i])
+		all := hitsOf(insts, r)
+		h, ok = tl.Intersect(r, first, 0xff)
+		if check("TLAS", i, all, h, ok) {
+			notClosest++
+		}
+		check("TLAS batch", i, all, th[i], tf[i])
+	}
+	if notClosest < 50 {
+		t.Fatalf("only %d first hits were not the closest: the test cannot tell the walks apart", notClosest)
+	}
+	t.Logf("%d of %d first hits were not the closest", notClosest, 2*len(rays))
 }

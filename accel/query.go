@@ -8,7 +8,11 @@ import "github.com/raypipe/raypipe/vec"
 // Traversal to decide per candidate.
 
 // Intersect returns the closest hit of r in t (r.TMin < t < r.TMax) over
-// the instances whose mask shares a bit with mask.
+// the instances whose mask shares a bit with mask. With
+// RayFlagAcceptFirstHitAndEndSearch it returns the first hit it finds,
+// which need not be the closest (the flag's rule): it walks as Occluded
+// does, the child the ray crosses for longest first, so a shadow ray
+// traced so costs about what Occluded costs, plus building the Hit.
 func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) {
 	if flags&fastUnsupported != 0 || t == nil {
 		return t.intersectSlow(r, flags, mask)
@@ -23,12 +27,20 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 			return hit, ok
 		}
 	}
+	if flags&RayFlagAcceptFirstHitAndEndSearch != 0 {
+		// Occluded's walk, committing the hit it stops at.
+		var f firstFound
+		if !t.firstHit(&r, m8, &f) {
+			return Hit{}, false
+		}
+		setHit(&hit, &t.instances[f.idx], f.idx, &f.org, &f.dir, &f.h, flags)
+		return hit, true
+	}
 	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
 		return Hit{}, false
 	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
-	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
 	// A small stack: Go zeroes it at every call, and a full-size one would
 	// cost more than a small scene's whole traversal. A top-level tree
 	// deep enough to outgrow it (millions of instances) takes the
@@ -62,11 +74,8 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 			continue
 		}
 		org, dir := in.place(&r)
-		if in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, first, &h) {
+		if in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, false, &h) {
 			bestOrg, bestDir, bestIdx = org, dir, idx
-			if first {
-				break
-			}
 		}
 	}
 	if bestIdx == ^uint32(0) {
@@ -103,7 +112,9 @@ func (t *TLAS) Occluded(r Ray, flags RayFlags, mask uint32) bool {
 	return ok
 }
 
-// Intersect returns the closest hit of r against the BLAS alone.
+// Intersect returns the closest hit of r against the BLAS alone (with
+// RayFlagAcceptFirstHitAndEndSearch, the first hit Occluded's walk finds,
+// as TLAS.Intersect).
 func (b *BLAS) Intersect(r Ray, flags RayFlags) (hit Hit, ok bool) {
 	ok = b.intersectTo(&r, flags, &hit)
 	return hit, ok

@@ -329,8 +329,35 @@ func (tr *Traversal) enter(in *instance, idx uint32) {
 	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
 	tr.blasBase = tr.sp
 	if near, ok := tr.object.hit(&in.blas.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
+		if tr.first() {
+			near = tr.ray.TMin // firstHit's walks keep no distances
+		}
 		tr.push(0, near)
 	}
+}
+
+// first reports RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, under which the
+// first hit committed ends the search (D3D12 raytracing spec, "Ray
+// flags"): the Traversal then walks in the order of the occlusion walks
+// (BLAS.firstHit), so that the plain queries' first hits are its own.
+// Nothing shrinks tMax before that commit, so the walk keeps no entry
+// distances (its entries carry tMin, which never exceeds tMax).
+func (tr *Traversal) first() bool { return tr.flags&RayFlagAcceptFirstHitAndEndSearch != 0 }
+
+// pushFirst pushes the children of n that r hits as firstHit's walks take
+// them: the one occlusionPick takes on top, the others below it, to be
+// popped in slot order.
+func (tr *Traversal) pushFirst(r *rayBox, n *wideNode) {
+	mask, take := r.occlusionPick(n, tr.ray.TMin, tr.tMax)
+	if mask == 0 {
+		return
+	}
+	for m := mask &^ (1 << take); m != 0; {
+		var i int
+		i, m = lastSlot(m)
+		tr.push(n.ref[i&wideMask], tr.ray.TMin)
+	}
+	tr.push(n.ref[take&wideMask], tr.ray.TMin)
 }
 
 // Next advances to the next candidate that needs a decision and reports
@@ -385,11 +412,19 @@ func (tr *Traversal) descend() bool {
 				}
 				return true
 			}
-			tr.sp = tr.object.pushChildren(&tr.blas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
+			if tr.first() {
+				tr.pushFirst(&tr.object, &tr.blas.wide[e.node])
+			} else {
+				tr.sp = tr.object.pushChildren(&tr.blas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
+			}
 			continue
 		}
 		if !isLeafRef(e.node) {
-			tr.sp = tr.world.pushChildren(&tr.tlas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
+			if tr.first() {
+				tr.pushFirst(&tr.world, &tr.tlas.wide[e.node])
+			} else {
+				tr.sp = tr.world.pushChildren(&tr.tlas.wide[e.node], tr.ray.TMin, tr.tMax, tr.stack[:], tr.sp)
+			}
 			continue
 		}
 		leaf, _ := leafRange(e.node)

@@ -14,11 +14,11 @@ func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uin
 // leaf rows for the vector leaf test.
 const simdAvailable = false
 
-func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, first bool, h *fastHit, st *walkState, stack []stackEntry) bool {
+func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fastHit, st *walkState, stack []stackEntry) bool {
 	panic("unreachable")
 }
 
-func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32) (hit, done bool) {
+func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32, h *fastHit) (hit, done bool) {
 	panic("unreachable")
 }
 
@@ -27,9 +27,9 @@ type nodeRay struct{}
 
 func (q *nodeRay) init(r *rayBox, tMin float32) {}
 
-func (b *BLAS) stepClosestSIMD(w *batchWalk, first bool) bool { panic("unreachable") }
+func (b *BLAS) stepClosestSIMD(w *batchWalk) bool { panic("unreachable") }
 
-func (b *BLAS) stepOccludedSIMD(w *batchWalk) bool { panic("unreachable") }
+func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool { panic("unreachable") }
 
 func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tMax float32, out *leafHits) (cand, edge uint) {
 	panic("unreachable")

@@ -202,7 +202,6 @@ func TestWalkFiniteResumesOnDeepStack(t *testing.T) {
 	resumed := 0
 	for i := 0; i < 2000; i++ {
 		r := Ray{Origin: randVec(rng, 2), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
-		first := i%3 == 0
 		var o objectRay
 		o.setup(&b.self, &r)
 		if !o.rb.finite {
@@ -214,16 +213,16 @@ func TestWalkFiniteResumesOnDeepStack(t *testing.T) {
 		}
 		wantT := r.TMax
 		var want fastHit
-		wok := b.walkFinite(&o, r.TMin, &wantT, first, &want, near)
+		wok := b.walkFinite(&o, r.TMin, &wantT, &want, near)
 		for _, k := range []int{3, 4, 6} {
 			gotT := r.TMax
 			var got fastHit
 			st := walkState{cur: stackEntry{0, near}}
 			small := make([]stackEntry, k)
-			gok := b.walkFiniteOn(&o, r.TMin, &gotT, first, &got, &st, small)
+			gok := b.walkFiniteOn(&o, r.TMin, &gotT, &got, &st, small)
 			if !gok {
 				resumed++
-				gok = b.walkFiniteDeep(&o, r.TMin, &gotT, first, &got, &st, small[:st.sp])
+				gok = b.walkFiniteDeep(&o, r.TMin, &gotT, &got, &st, small[:st.sp])
 			} else {
 				gok = st.found
 			}
