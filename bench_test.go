@@ -109,3 +109,63 @@ func BenchmarkReorderPoint(b *testing.B) {
 }
 
 func itoa(i int) string { return fmt.Sprint(i) }
+
+// BenchmarkShadowRays traces shadow rays the way a DXR shader does, through
+// TraceRay with RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH |
+// RAY_FLAG_SKIP_CLOSEST_HIT_SHADER and a miss shader that marks the point
+// lit (pipeline), beside the raw occlusion queries on the same rays (raw):
+// on opaque geometry TraceRay hands such rays to TLAS.Intersect, whose
+// first-hit walk is Occluded's.
+func BenchmarkShadowRays(b *testing.B) {
+	for _, kind := range []string{"terrain", "soup"} {
+		gen := meshgen.Terrain
+		if kind == "soup" {
+			gen = meshgen.Soup
+		}
+		pos, idx := gen(100_000, 1)
+		blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(pos, idx)}, accel.BuildPreferFastTrace)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tlas, _ := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: blas}}, 0)
+		var rays []accel.Ray
+		for _, r := range raygen.Shadow(pos, idx, raygen.BoundsOf(pos), 1<<16, 1) {
+			rays = append(rays, accel.Ray{Origin: r.Origin, TMin: r.TMin, Direction: r.Dir, TMax: r.TMax})
+		}
+		lit := make([]bool, len(rays))
+		b.Run(kind+"/raw", func(b *testing.B) {
+			for b.Loop() {
+				for i := range rays {
+					lit[i] = !tlas.Occluded(rays[i], 0, 0xff)
+				}
+			}
+			b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+		})
+		b.Run(kind+"/pipeline", func(b *testing.B) {
+			type pl struct{ lit bool }
+			p, err := NewPipeline(PipelineDesc{Shaders: []Shader{
+				RayGeneration("rg", func(c *Context) {
+					i := c.DispatchRaysIndex()[0]
+					var p pl
+					TraceRay(c, tlas, accel.RayFlagAcceptFirstHitAndEndSearch|accel.RayFlagSkipClosestHitShader, 0xff, 0, 0, 0, rays[i], &p)
+					lit[i] = p.lit
+				}),
+				Miss("miss", func(c *Context, p *pl) { p.lit = true }),
+			}, PipelineConfig: PipelineConfig{MaxTraceRecursionDepth: 1}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rg, miss ShaderTableBuilder
+			rg.Add(p.MustShaderIdentifier("rg"), nil)
+			miss.Add(p.MustShaderIdentifier("miss"), nil)
+			desc := DispatchRaysDesc{RayGeneration: rg.Build(), Miss: miss.Build(), Width: uint32(len(rays)), Height: 1}
+			opt := &DispatchOptions{Workers: 1}
+			for b.Loop() {
+				if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+		})
+	}
+}

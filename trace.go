@@ -21,8 +21,48 @@ func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanc
 	c.needIntrinsic(stagesTrace, "TraceRay")
 	pt := TypeOf[P]()
 	var h HitObject
-	c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), pt)
+	if c.traceSkipsHits(tlas, flags) {
+		// Only whether the ray hits can show (a miss runs the miss
+		// shader, a hit runs nothing): the occlusion query answers that.
+		if c.occludedHitObject(&h, tlas, flags, instanceInclusionMask, missIndex, ray) {
+			return
+		}
+	} else {
+		c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), pt)
+	}
 	c.invokeHitObject(&h, unsafe.Pointer(payload), pt)
+}
+
+// traceSkipsHits reports whether TraceRay's hit, if any, is unobservable:
+// with RAY_FLAG_SKIP_CLOSEST_HIT_SHADER no closest hit shader runs (D3D12
+// raytracing spec, "Ray flags"), and on opaque triangles only (without
+// RAY_FLAG_FORCE_NON_OPAQUE) no any hit or intersection shader runs
+// either, so which triangle is hit, and whether it is the closest,
+// changes nothing but the record the coherence statistics observe (then
+// the full trace runs).
+func (c *Context) traceSkipsHits(tlas *accel.TLAS, flags accel.RayFlags) bool {
+	return flags&accel.RayFlagSkipClosestHitShader != 0 && flags&accel.RayFlagForceNonOpaque == 0 &&
+		tlas != nil && tlas.OpaqueTrianglesOnly() && c.w.coherence == nil
+}
+
+// occludedHitObject is traceHitObject for a ray whose hit nothing can
+// observe (traceSkipsHits): the same checks and count, then an occlusion
+// query. It reports true for a hit, leaving h alone; on a miss it stores
+// the miss in h, as traceHitObject does.
+func (c *Context) occludedHitObject(h *HitObject, tlas *accel.TLAS, flags accel.RayFlags, mask, missIndex uint32, ray accel.Ray) bool {
+	w := c.w
+	if c.depth >= w.d.p.maxDepth {
+		c.fail(fmt.Errorf("%w (%d)", ErrRecursionLimit, w.d.p.maxDepth))
+	}
+	if err := flags.Validate(); err != nil {
+		c.fail(fmt.Errorf("%w: %v", ErrInvalidArgument, err))
+	}
+	w.stats.Rays++
+	if tlas.Occluded(ray, flags, mask) {
+		return true
+	}
+	h.setMiss(ray, flags, missIndex)
+	return false
 }
 
 // attrBuf holds intersection attributes (at most 32 bytes, pointer-free),
