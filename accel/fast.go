@@ -592,7 +592,8 @@ func (b *BLAS) firstHit(o *objectRay, tMin, tMax float32, h *fastHit) bool {
 //
 // It walks on a small stack, which Go zeroes at every call for less than
 // the full one; a walk that would outgrow it starts over on the full one
-// (occludesFiniteDeep): a yes/no answer does not depend on the walk.
+// (occludesFiniteDeep), which takes the same steps from the root: the same
+// answer, and the same hit committed.
 func (b *BLAS) occludesFinite(o *objectRay, tMin, tMax float32, h *fastHit) bool {
 	var stack [smallStack]uint32
 	if hit, done := b.occludesFiniteOn(o, tMin, tMax, stack[:], h); done {
