@@ -133,14 +133,14 @@ func (b *BLAS) IntersectBatch(rays []Ray, flags RayFlags, hits []Hit, found []bo
 	}
 	if flags&fastUnsupported != 0 || b == nil || !b.interleaves() || (!b.queriesInAsm() && coherent(rays)) {
 		for i := range rays {
-			found[i] = b.intersectTo(&rays[i], flags, &hits[i])
+			found[i] = b.IntersectTo(&rays[i], flags, &hits[i])
 		}
 		return nil
 	}
 	flags |= RayFlagSkipProceduralPrimitives
 	first := flags&RayFlagAcceptFirstHitAndEndSearch != 0
 	if b.queriesInAsm() && !b.nodes[0].bounds.IsEmpty() {
-		b.self.intersectBatchAVX2(rays, flags, hits, found, func(i int) { found[i] = b.intersectTo(&rays[i], flags, &hits[i]) })
+		b.self.intersectBatchAVX2(rays, flags, hits, found, func(i int) { found[i] = b.IntersectTo(&rays[i], flags, &hits[i]) })
 		return nil
 	}
 	lanes := blasLanes.Get().(*[batchLanes]batchWalk)

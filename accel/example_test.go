@@ -78,3 +78,29 @@ func ExampleTLAS_IntersectBatch() {
 	// ray 2: triangle 0 at t=5
 	// ray 3: miss
 }
+
+// Cast a row of rays with the pointer form, one Hit reused: no Ray is
+// copied in and no Hit out, as a loop over millions of rays wants.
+func ExampleBLAS_IntersectTo() {
+	quad := accel.TriangleGeometry(
+		[]vec.Vec3{{X: -1, Y: -1}, {X: 1, Y: -1}, {X: 1, Y: 1}, {X: -1, Y: 1}},
+		[]uint32{0, 1, 2, 0, 2, 3})
+	blas, err := accel.BuildBLAS([]accel.Geometry{quad}, accel.BuildPreferFastTrace)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var hit accel.Hit
+	for _, x := range []float32{-0.5, 0.5, 1.5} {
+		ray := accel.Ray{Origin: vec.V3(x, 0.25, -1), Direction: vec.V3(0, 0, 1), TMax: 10}
+		if blas.IntersectTo(&ray, 0, &hit) {
+			fmt.Printf("x=%g: triangle %d at t=%g\n", x, hit.PrimitiveIndex, hit.T)
+		} else {
+			fmt.Printf("x=%g: miss\n", x)
+		}
+	}
+	// Output:
+	// x=-0.5: triangle 1 at t=1
+	// x=0.5: triangle 0 at t=1
+	// x=1.5: miss
+}

@@ -52,7 +52,7 @@ func BenchmarkQueryStackDepth(b *testing.B) {
 				for range 3 {
 					start := time.Now()
 					for i := range rays {
-						bl.intersectTo(&rays[i], 0, &hits[i])
+						bl.IntersectTo(&rays[i], 0, &hits[i])
 					}
 					best = min(best, time.Since(start))
 				}

@@ -56,10 +56,13 @@ func toAccel(r raygen.Ray) accel.Ray {
 	return accel.Ray{Origin: r.Origin, TMin: r.TMin, Direction: r.Dir, TMax: r.TMax}
 }
 
+// Intersect traces with the pointer form, BLAS.IntersectTo, as Embree's
+// side passes its RTCRayHit to rtcIntersect1 by pointer.
 func (s raypipeScene) Intersect(rays []raygen.Ray, hits []hit) {
+	var h accel.Hit
 	for i, r := range rays {
-		h, ok := s.blas.Intersect(toAccel(r), 0)
-		if !ok {
+		ar := toAccel(r)
+		if !s.blas.IntersectTo(&ar, 0, &h) {
 			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
 			continue
 		}
