@@ -178,8 +178,8 @@ func (c *Context) traceHitObject(h *HitObject, tlas *accel.TLAS, flags accel.Ray
 		// No candidate can need a decision, so no any hit or intersection
 		// shader can run: the plain closest-hit query commits exactly what
 		// the traversal below would (accel's fast path).
-		if hit, ok := tlas.Intersect(ray, flags, mask); ok {
-			h.setHit(ray, flags, &hit, rayContrib, mult)
+		if tlas.IntersectTo(&ray, flags, mask, &h.hit) {
+			h.setHitInPlace(ray, flags, rayContrib, mult)
 		} else {
 			h.setMiss(ray, flags, missIndex)
 		}
@@ -245,8 +245,18 @@ func (h *HitObject) setMiss(ray accel.Ray, flags accel.RayFlags, missIndex uint3
 // setHit makes h the HitObject of a traced hit; triangle hits get their
 // built-in attributes, procedural ones are completed by the caller.
 func (h *HitObject) setHit(ray accel.Ray, flags accel.RayFlags, com *accel.Hit, rayContrib, mult uint32) {
-	*h = HitObject{kind: hitObjectHit, hasRecord: true, ray: ray, flags: flags, hit: *com, tCur: com.T,
-		record: uint32(hitGroupIndex(rayContrib, mult, com))}
+	h.hit = *com
+	h.setHitInPlace(ray, flags, rayContrib, mult)
+}
+
+// setHitInPlace is setHit for the hit in h.hit (TLAS.IntersectTo stores it
+// there, so that it is not copied): it sets every other field, as the
+// composite literal of a new HitObject would.
+func (h *HitObject) setHitInPlace(ray accel.Ray, flags accel.RayFlags, rayContrib, mult uint32) {
+	com := &h.hit
+	h.kind, h.hasRecord, h.hitKind, h.flags, h.ray, h.tCur = hitObjectHit, true, 0, flags, ray, com.T
+	h.record = uint32(hitGroupIndex(rayContrib, mult, com))
+	h.attrType, h.attr, h.time = nil, attrBuf{}, 0
 	if com.Kind == accel.KindTriangle {
 		h.hitKind = com.HitKind()
 		attr := BuiltInTriangleIntersectionAttributes{Barycentrics: [2]float32{com.U, com.V}}
