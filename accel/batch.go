@@ -578,20 +578,16 @@ func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := b.leafScan(w.o.tri(), lo, hi, w.tMin, w.tMax, &lh)
+		var h *fastHit
 		if record {
-			if firstCandidate(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, &w.h) {
-				w.found, w.tMax = true, w.h.t
-				return false
-			}
-		} else if cand&^edge != 0 {
-			w.found = true
-			return false
+			h = &w.h
 		}
-		for m := edge; m != 0; m &= m - 1 {
-			if _, _, _, _, ok := w.o.tri().intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
-				w.found = true
-				return false
+		if leafOccludes(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, h) {
+			w.found = true
+			if record {
+				w.tMax = w.h.t
 			}
+			return false
 		}
 	}
 	if w.sp == 0 {

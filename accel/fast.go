@@ -701,19 +701,8 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := b.leafScan(o.tri(), lo, hi, tMin, tMax, &lh)
-			if h != nil {
-				if firstCandidate(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
-					return true, true
-				}
-			} else {
-				if cand&^edge != 0 {
-					return true, true // a triangle off the edge cases hits over (tMin, tMax)
-				}
-				for m := edge; m != 0; m &= m - 1 {
-					if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
-						return true, true
-					}
-				}
+			if leafOccludes(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
+				return true, true
 			}
 		}
 		if sp == 0 {
@@ -722,6 +711,26 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 		sp--
 		cur = stack[sp]
 	}
+}
+
+// leafOccludes reports whether a triangle of a leaf test's candidates
+// (cand, from the leaf's first slot lo; edge those that intersect
+// decides, lh the others' answers) hits over (tMin, tMax): the leaf step
+// of the occlusion walks. Given h, it commits the hit it stops at there,
+// the first in slot order (firstCandidate); else any hit answers.
+func leafOccludes(w *watertightRay, tris []triVerts, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
+	if h != nil {
+		return firstCandidate(w, tris, lo, cand, edge, lh, tMin, tMax, h)
+	}
+	if cand&^edge != 0 {
+		return true // a triangle off the edge cases hits over (tMin, tMax)
+	}
+	for m := edge; m != 0; m &= m - 1 {
+		if _, _, _, _, ok := w.intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // firstCandidate commits into h the first of a leaf test's candidates

@@ -154,19 +154,8 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
-			if h != nil {
-				if firstCandidate(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
-					return true, true
-				}
-			} else {
-				if cand&^edge != 0 {
-					return true, true // a triangle off the edge cases hits over (tMin, tMax)
-				}
-				for m := edge; m != 0; m &= m - 1 {
-					if _, _, _, _, ok := o.tri().intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
-						return true, true
-					}
-				}
+			if leafOccludes(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
+				return true, true
 			}
 		}
 		if sp == 0 {
@@ -296,20 +285,16 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
+		var h *fastHit
 		if record {
-			if firstCandidate(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, &w.h) {
-				w.found, w.tMax = true, w.h.t
-				return false
-			}
-		} else if cand&^edge != 0 {
-			w.found = true
-			return false
+			h = &w.h
 		}
-		for m := edge; m != 0; m &= m - 1 {
-			if _, _, _, _, ok := w.o.tri().intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], w.tMin, w.tMax); ok {
-				w.found = true
-				return false
+		if leafOccludes(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, h) {
+			w.found = true
+			if record {
+				w.tMax = w.h.t
 			}
+			return false
 		}
 	}
 	if w.sp == 0 {
