@@ -162,6 +162,7 @@ func benchSuite(cfg benchConfig, emit func(metric)) error {
 	shadow := toAccel(raygen.Shadow(pos, idx, bounds, cfg.rays, 2))
 	incoherent := toAccel(raygen.Incoherent(bounds, cfg.rays, 3))
 	rawT := make([]float32, len(primary))
+	rawOcc := make([]bool, len(shadow))
 	for _, q := range []struct {
 		name string
 		rays []accel.Ray
@@ -170,7 +171,7 @@ func benchSuite(cfg benchConfig, emit func(metric)) error {
 		d, _ := best(cfg.reps, func() (time.Duration, error) {
 			return timeIt(func() error {
 				if q.occ {
-					parallel(len(q.rays), func(i int) { tlas.Occluded(q.rays[i], 0, 0xff) })
+					parallel(len(q.rays), func(i int) { rawOcc[i] = tlas.Occluded(q.rays[i], 0, 0xff) })
 				} else if q.name == "trace.primary" {
 					parallel(len(q.rays), func(i int) {
 						h, ok := tlas.Intersect(q.rays[i], 0, 0xff)
@@ -208,6 +209,13 @@ func benchSuite(cfg benchConfig, emit func(metric)) error {
 			}
 			emit(metric{"pipeline.primary", float64(len(primary)) / pd.Seconds() / 1e6, "Mrays/s"})
 			emit(metric{"pipeline.overhead", pd.Seconds() / d.Seconds(), "ratio"})
+		}
+		if q.name == "trace.shadow" {
+			pd, err := pipelineShadow(tlas, shadow, rawOcc, cfg.reps)
+			if err != nil {
+				return err
+			}
+			emit(metric{"pipeline.shadow", float64(len(shadow)) / pd.Seconds() / 1e6, "Mrays/s"})
 		}
 	}
 	return benchSER(cfg, emit)
@@ -260,6 +268,55 @@ func pipelineOverhead(tlas *accel.TLAS, rays []accel.Ray, want []float32, reps i
 	for i := range got {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 			return 0, fmt.Errorf("pipeline and raw query disagree on ray %d: t %v vs %v", i, got[i], want[i])
+		}
+	}
+	return d, nil
+}
+
+// pipelineShadow traces the shadow rays through DispatchRays as a DXR
+// shader casts them (RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH |
+// RAY_FLAG_SKIP_CLOSEST_HIT_SHADER, a miss shader that marks the point
+// lit), checks them against the raw occlusion queries and returns the
+// best time.
+func pipelineShadow(tlas *accel.TLAS, rays []accel.Ray, occluded []bool, reps int) (time.Duration, error) {
+	lit := make([]bool, len(rays))
+	type payload struct{ lit bool }
+	w := uint32(1024)
+	h := (uint32(len(rays)) + w - 1) / w
+	const flags = accel.RayFlagAcceptFirstHitAndEndSearch | accel.RayFlagSkipClosestHitShader
+	p, err := raypipe.NewPipeline(raypipe.PipelineDesc{
+		Shaders: []raypipe.Shader{
+			raypipe.RayGeneration("rg", func(c *raypipe.Context) {
+				l := c.DispatchRaysIndex()
+				i := l[1]*w + l[0]
+				if int(i) >= len(rays) {
+					return
+				}
+				var pl payload
+				raypipe.TraceRay(c, tlas, flags, 0xff, 0, 1, 0, rays[i], &pl)
+				lit[i] = pl.lit
+			}),
+			raypipe.Miss("miss", func(c *raypipe.Context, pl *payload) { pl.lit = true }),
+		},
+		PipelineConfig: raypipe.PipelineConfig{MaxTraceRecursionDepth: 1},
+	})
+	if err != nil {
+		return 0, err
+	}
+	var rg, miss raypipe.ShaderTableBuilder
+	rg.Add(p.MustShaderIdentifier("rg"), nil)
+	miss.Add(p.MustShaderIdentifier("miss"), nil)
+	desc := raypipe.DispatchRaysDesc{RayGeneration: rg.Build(), Miss: miss.Build(), Width: w, Height: h}
+	d, err := best(reps, func() (time.Duration, error) {
+		st, err := p.DispatchRays(context.Background(), desc, nil)
+		return st.Elapsed, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i := range lit {
+		if lit[i] == occluded[i] {
+			return 0, fmt.Errorf("pipeline and raw query disagree on shadow ray %d: lit %v, occluded %v", i, lit[i], occluded[i])
 		}
 	}
 	return d, nil
