@@ -25,7 +25,8 @@ func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) 
 // field by field and then copied with wider loads, which the processor
 // cannot forward from those stores (a loop over BLAS.IntersectTo runs at
 // 1.06-1.09x the rate of one over Intersect on the 10k and 100k
-// terrains' incoherent rays, 1.01-1.02x on their primary rays).
+// terrains' incoherent rays, 1.01-1.02x on their primary rays). r and
+// out must not be nil (a nil TLAS, like Intersect's, misses).
 func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 	if flags&fastUnsupported != 0 || t == nil {
 		var ok bool
