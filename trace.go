@@ -45,11 +45,9 @@ func (c *Context) traceSkipsHits(tlas *accel.TLAS, flags accel.RayFlags) bool {
 		tlas != nil && tlas.OpaqueTrianglesOnly() && c.w.coherence == nil
 }
 
-// occludedHitObject is traceHitObject for a ray whose hit nothing can
-// observe (traceSkipsHits): the same checks and count, then an occlusion
-// query. It reports true for a hit, leaving h alone; on a miss it stores
-// the miss in h, as traceHitObject does.
-func (c *Context) occludedHitObject(h *HitObject, tlas *accel.TLAS, flags accel.RayFlags, mask, missIndex uint32, ray accel.Ray) bool {
+// startTrace makes the checks every trace starts with (the recursion
+// depth, the ray flags' exclusions) and counts the ray.
+func (c *Context) startTrace(flags accel.RayFlags) {
 	w := c.w
 	if c.depth >= w.d.p.maxDepth {
 		c.fail(fmt.Errorf("%w (%d)", ErrRecursionLimit, w.d.p.maxDepth))
@@ -58,6 +56,14 @@ func (c *Context) occludedHitObject(h *HitObject, tlas *accel.TLAS, flags accel.
 		c.fail(fmt.Errorf("%w: %v", ErrInvalidArgument, err))
 	}
 	w.stats.Rays++
+}
+
+// occludedHitObject is traceHitObject for a ray whose hit nothing can
+// observe (traceSkipsHits): the same checks and count, then an occlusion
+// query. It reports true for a hit, leaving h alone; on a miss it stores
+// the miss in h, as traceHitObject does.
+func (c *Context) occludedHitObject(h *HitObject, tlas *accel.TLAS, flags accel.RayFlags, mask, missIndex uint32, ray accel.Ray) bool {
+	c.startTrace(flags)
 	if tlas.Occluded(ray, flags, mask) {
 		return true
 	}
@@ -167,13 +173,7 @@ func checkGroupType(c *Context, g *group, kind accel.CandidateKind, i uint64) {
 // than returned: it is large, and TraceRay's overhead matters.
 func (c *Context) traceHitObject(h *HitObject, tlas *accel.TLAS, flags accel.RayFlags, mask, rayContrib, mult, missIndex uint32, ray accel.Ray, payload unsafe.Pointer, pt *TypeDesc) {
 	w := c.w
-	if c.depth >= w.d.p.maxDepth {
-		c.fail(fmt.Errorf("%w (%d)", ErrRecursionLimit, w.d.p.maxDepth))
-	}
-	if err := flags.Validate(); err != nil {
-		c.fail(fmt.Errorf("%w: %v", ErrInvalidArgument, err))
-	}
-	w.stats.Rays++
+	c.startTrace(flags)
 	if tlas != nil && tlas.OpaqueTrianglesOnly() && flags&accel.RayFlagForceNonOpaque == 0 {
 		// No candidate can need a decision, so no any hit or intersection
 		// shader can run: the plain closest-hit query commits exactly what

@@ -578,15 +578,7 @@ func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := b.leafScan(w.o.tri(), lo, hi, w.tMin, w.tMax, &lh)
-		var h *fastHit
-		if record {
-			h = &w.h
-		}
-		if leafOccludes(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, h) {
-			w.found = true
-			if record {
-				w.tMax = w.h.t
-			}
+		if w.occludeLeaf(b.tris, lo, cand, edge, &lh, record) {
 			return false
 		}
 	}
@@ -595,6 +587,24 @@ func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 	}
 	w.sp--
 	w.cur = w.stack[w.sp]
+	return true
+}
+
+// occludeLeaf is the leaf step of w's occlusion walk on a leaf test's
+// candidates (leafOccludes), committing the hit it stops at into w.h with
+// record (batchFirst); it reports whether the walk has its answer.
+func (w *batchWalk) occludeLeaf(tris []triVerts, lo uint32, cand, edge uint, lh *leafHits, record bool) bool {
+	var h *fastHit
+	if record {
+		h = &w.h
+	}
+	if !leafOccludes(w.o.tri(), tris, lo, cand, edge, lh, w.tMin, w.tMax, h) {
+		return false
+	}
+	w.found = true
+	if record {
+		w.tMax = w.h.t
+	}
 	return true
 }
 

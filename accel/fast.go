@@ -741,16 +741,8 @@ func leafOccludes(w *watertightRay, tris []triVerts, lo uint32, cand, edge uint,
 func firstCandidate(w *watertightRay, tris []triVerts, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
 	for m := cand; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros(m)
-		s := lo + uint32(k)
-		var t, u, v float32
-		var front, ok bool
-		if edge&(1<<k) != 0 {
-			t, u, v, front, ok = w.intersect(&tris[s], tMin, tMax)
-		} else {
-			t, u, v, front, ok = lh.hit(k, tMin, tMax)
-		}
-		if ok {
-			*h = fastHit{t, u, v, s, front}
+		if t, u, v, front, ok := lh.candidate(w, tris, lo, k, edge, tMin, tMax); ok {
+			*h = fastHit{t, u, v, lo + uint32(k), front}
 			return true
 		}
 	}

@@ -285,15 +285,7 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
-		var h *fastHit
-		if record {
-			h = &w.h
-		}
-		if leafOccludes(w.o.tri(), b.tris, lo, cand, edge, &lh, w.tMin, w.tMax, h) {
-			w.found = true
-			if record {
-				w.tMax = w.h.t
-			}
+		if w.occludeLeaf(b.tris, lo, cand, edge, &lh, record) {
 			return false
 		}
 	}

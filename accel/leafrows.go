@@ -59,3 +59,15 @@ func (h *leafHits) hit(k int, tMin, tMax float32) (t, u, v float32, front, ok bo
 	inv := 1 / det
 	return t, h.ev[k&7] * inv, h.ew[k&7] * inv, det > 0, true
 }
+
+// candidate returns the answer for candidate k of a leaf test over (tMin,
+// tMax), the leaf's first slot being lo: intersect's for an edge case (a
+// bit of edge), else the one the test left in lh (hit). The closest-hit
+// walks' leaf loops write it out: it is not inlined, and a call per
+// candidate cost the 386 walks' closest-hit rays 1-6%.
+func (lh *leafHits) candidate(w *watertightRay, tris []triVerts, lo uint32, k int, edge uint, tMin, tMax float32) (t, u, v float32, front, ok bool) {
+	if edge&(1<<k) != 0 {
+		return w.intersect(&tris[lo+uint32(k)], tMin, tMax)
+	}
+	return lh.hit(k, tMin, tMax)
+}

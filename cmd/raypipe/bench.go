@@ -227,41 +227,14 @@ func benchSuite(cfg benchConfig, emit func(metric)) error {
 func pipelineOverhead(tlas *accel.TLAS, rays []accel.Ray, want []float32, reps int) (time.Duration, error) {
 	got := make([]float32, len(rays))
 	type payload struct{ T float32 }
-	w := uint32(1024)
-	h := (uint32(len(rays)) + w - 1) / w
-	p, err := raypipe.NewPipeline(raypipe.PipelineDesc{
-		Shaders: []raypipe.Shader{
-			raypipe.RayGeneration("rg", func(c *raypipe.Context) {
-				l := c.DispatchRaysIndex()
-				i := l[1]*w + l[0]
-				if int(i) >= len(rays) {
-					return
-				}
-				var pl payload
-				raypipe.TraceRay(c, tlas, 0, 0xff, 0, 1, 0, rays[i], &pl)
-				got[i] = pl.T
-			}),
-			raypipe.ClosestHit("ch", func(c *raypipe.Context, pl *payload, _ *raypipe.BuiltInTriangleIntersectionAttributes) {
-				pl.T = c.RayTCurrent()
-			}),
-			raypipe.Miss("miss", func(c *raypipe.Context, pl *payload) { pl.T = float32(math.Inf(1)) }),
-		},
-		HitGroups:      []raypipe.HitGroup{{Name: "hg", ClosestHit: "ch"}},
-		PipelineConfig: raypipe.PipelineConfig{MaxTraceRecursionDepth: 1},
+	ch := raypipe.ClosestHit("ch", func(c *raypipe.Context, pl *payload, _ *raypipe.BuiltInTriangleIntersectionAttributes) {
+		pl.T = c.RayTCurrent()
 	})
-	if err != nil {
-		return 0, err
-	}
-	table := func(name string) raypipe.ShaderTable {
-		var b raypipe.ShaderTableBuilder
-		b.Add(p.MustShaderIdentifier(name), nil)
-		return b.Build()
-	}
-	desc := raypipe.DispatchRaysDesc{RayGeneration: table("rg"), HitGroup: table("hg"), Miss: table("miss"), Width: w, Height: h}
-	d, err := best(reps, func() (time.Duration, error) {
-		st, err := p.DispatchRays(context.Background(), desc, nil)
-		return st.Elapsed, err
-	})
+	d, err := bestDispatch(len(rays), reps, func(c *raypipe.Context, i int) {
+		var pl payload
+		raypipe.TraceRay(c, tlas, 0, 0xff, 0, 1, 0, rays[i], &pl)
+		got[i] = pl.T
+	}, raypipe.Miss("miss", func(c *raypipe.Context, pl *payload) { pl.T = float32(math.Inf(1)) }), &ch)
 	if err != nil {
 		return 0, err
 	}
@@ -281,36 +254,12 @@ func pipelineOverhead(tlas *accel.TLAS, rays []accel.Ray, want []float32, reps i
 func pipelineShadow(tlas *accel.TLAS, rays []accel.Ray, occluded []bool, reps int) (time.Duration, error) {
 	lit := make([]bool, len(rays))
 	type payload struct{ lit bool }
-	w := uint32(1024)
-	h := (uint32(len(rays)) + w - 1) / w
 	const flags = accel.RayFlagAcceptFirstHitAndEndSearch | accel.RayFlagSkipClosestHitShader
-	p, err := raypipe.NewPipeline(raypipe.PipelineDesc{
-		Shaders: []raypipe.Shader{
-			raypipe.RayGeneration("rg", func(c *raypipe.Context) {
-				l := c.DispatchRaysIndex()
-				i := l[1]*w + l[0]
-				if int(i) >= len(rays) {
-					return
-				}
-				var pl payload
-				raypipe.TraceRay(c, tlas, flags, 0xff, 0, 1, 0, rays[i], &pl)
-				lit[i] = pl.lit
-			}),
-			raypipe.Miss("miss", func(c *raypipe.Context, pl *payload) { pl.lit = true }),
-		},
-		PipelineConfig: raypipe.PipelineConfig{MaxTraceRecursionDepth: 1},
-	})
-	if err != nil {
-		return 0, err
-	}
-	var rg, miss raypipe.ShaderTableBuilder
-	rg.Add(p.MustShaderIdentifier("rg"), nil)
-	miss.Add(p.MustShaderIdentifier("miss"), nil)
-	desc := raypipe.DispatchRaysDesc{RayGeneration: rg.Build(), Miss: miss.Build(), Width: w, Height: h}
-	d, err := best(reps, func() (time.Duration, error) {
-		st, err := p.DispatchRays(context.Background(), desc, nil)
-		return st.Elapsed, err
-	})
+	d, err := bestDispatch(len(rays), reps, func(c *raypipe.Context, i int) {
+		var pl payload
+		raypipe.TraceRay(c, tlas, flags, 0xff, 0, 1, 0, rays[i], &pl)
+		lit[i] = pl.lit
+	}, raypipe.Miss("miss", func(c *raypipe.Context, pl *payload) { pl.lit = true }), nil)
 	if err != nil {
 		return 0, err
 	}
@@ -320,6 +269,48 @@ func pipelineShadow(tlas *accel.TLAS, rays []accel.Ray, occluded []bool, reps in
 		}
 	}
 	return d, nil
+}
+
+// bestDispatch times, best of reps, a DispatchRays of n rays in rows of
+// 1024 whose ray generation shader calls trace with each ray's index,
+// with the miss shader miss and, when closestHit is not nil, a hit group
+// of that closest-hit shader (record 0 of each table).
+func bestDispatch(n, reps int, trace func(c *raypipe.Context, i int), miss raypipe.Shader, closestHit *raypipe.Shader) (time.Duration, error) {
+	w := uint32(1024)
+	h := (uint32(n) + w - 1) / w
+	desc := raypipe.PipelineDesc{
+		Shaders: []raypipe.Shader{
+			raypipe.RayGeneration("rg", func(c *raypipe.Context) {
+				l := c.DispatchRaysIndex()
+				if i := int(l[1]*w + l[0]); i < n {
+					trace(c, i)
+				}
+			}),
+			miss,
+		},
+		PipelineConfig: raypipe.PipelineConfig{MaxTraceRecursionDepth: 1},
+	}
+	if closestHit != nil {
+		desc.Shaders = append(desc.Shaders, *closestHit)
+		desc.HitGroups = []raypipe.HitGroup{{Name: "hg", ClosestHit: closestHit.Name}}
+	}
+	p, err := raypipe.NewPipeline(desc)
+	if err != nil {
+		return 0, err
+	}
+	table := func(name string) raypipe.ShaderTable {
+		var b raypipe.ShaderTableBuilder
+		b.Add(p.MustShaderIdentifier(name), nil)
+		return b.Build()
+	}
+	dr := raypipe.DispatchRaysDesc{RayGeneration: table("rg"), Miss: table(miss.Name), Width: w, Height: h}
+	if closestHit != nil {
+		dr.HitGroup = table("hg")
+	}
+	return best(reps, func() (time.Duration, error) {
+		st, err := p.DispatchRays(context.Background(), dr, nil)
+		return st.Elapsed, err
+	})
 }
 
 // benchSER renders scene.ManyMaterials with reordering off and on.
