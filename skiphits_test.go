@@ -2,6 +2,8 @@ package raypipe
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/raypipe/raypipe/accel"
@@ -95,5 +97,44 @@ func TestSkipClosestHitOnOpaqueTrianglesMissesExactlyWhenUnoccluded(t *testing.T
 				t.Fatalf("flags %#x mask %#x: %d of %d rays lit: too one-sided to test", flags, mask, lit, len(rays))
 			}
 		}
+	}
+}
+
+// TestSkipClosestHitShortcutStillRejectsBadFlags: TraceRay's occlusion
+// shortcut makes the checks every trace makes, so mutually exclusive ray
+// flags (D3D12 raytracing spec, "Ray flags": at most one of the culling
+// flags) stop the dispatch with ErrInvalidArgument naming them, as they
+// do on the full trace.
+func TestSkipClosestHitShortcutStillRejectsBadFlags(t *testing.T) {
+	pos, idx := meshgen.Soup(200, 5)
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(pos, idx)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlas, err := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: blas}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tlas.OpaqueTrianglesOnly() {
+		t.Fatal("the scene must be opaque-only to reach the shortcut")
+	}
+	const bad = accel.RayFlagSkipClosestHitShader | accel.RayFlagCullBackFacingTriangles | accel.RayFlagCullFrontFacingTriangles
+	type pl struct{ lit bool }
+	p, err := NewPipeline(PipelineDesc{Shaders: []Shader{
+		RayGeneration("rg", func(c *Context) {
+			var p pl
+			TraceRay(c, tlas, bad, 0xff, 0, 0, 0, accel.Ray{Direction: vec.V3(0, 0, 1), TMax: 10}, &p)
+		}),
+		Miss("miss", func(c *Context, p *pl) { p.lit = true }),
+	}, PipelineConfig: PipelineConfig{MaxTraceRecursionDepth: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rg, miss ShaderTableBuilder
+	rg.Add(p.MustShaderIdentifier("rg"), nil)
+	miss.Add(p.MustShaderIdentifier("miss"), nil)
+	_, err = p.DispatchRays(context.Background(), DispatchRaysDesc{RayGeneration: rg.Build(), Miss: miss.Build(), Width: 1, Height: 1}, nil)
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(strings.ToUpper(err.Error()), "CULL") {
+		t.Fatalf("err = %v, want ErrInvalidArgument naming the culling flags", err)
 	}
 }

@@ -14,8 +14,9 @@ import (
 // IntersectTo's walks; what only this test sees is a stale field.) Over a
 // BLAS, a TLAS of one identity instance (its shortcut to the BLAS) and of
 // several transformed ones, with the flags of the fast path (none,
-// ACCEPT_FIRST_HIT_AND_END_SEARCH) and of the Traversal (culling), and an
-// instance mask that excludes some.
+// ACCEPT_FIRST_HIT_AND_END_SEARCH) and of the Traversal (culling), an
+// instance mask that excludes some, and broken rays among them (which
+// simply miss).
 func TestIntersectToOverwritesTheWholeHit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(95, 96))
 	pos, idx := randomSoup(rng, 2000, 0.3)
@@ -28,7 +29,15 @@ func TestIntersectToOverwritesTheWholeHit(t *testing.T) {
 	many := mustTLAS(t, insts, 0)
 	garbage := Hit{Kind: KindTriangle, T: 7, U: 0.5, V: 0.25, PrimitiveIndex: 99, InstanceIndex: 3}
 	hits, misses := 0, 0
-	for i, r := range randRays(rng, 500, 2) {
+	rays := randRays(rng, 500, 2)
+	for i := range rays {
+		spoilRay(&rays[i], i%12) // broken rays (NaN, infinite, TMin > TMax, zero direction) must store Hit{} too
+	}
+	broken := 0
+	for i, r := range rays {
+		if r.TMin > r.TMax || !rayUsable(&r) {
+			broken++
+		}
 		for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch, RayFlagCullBackFacingTriangles} {
 			want, wok := b.Intersect(r, flags)
 			got := garbage
@@ -52,6 +61,9 @@ func TestIntersectToOverwritesTheWholeHit(t *testing.T) {
 				}
 			}
 		}
+	}
+	if broken < 100 {
+		t.Fatalf("only %d broken rays", broken)
 	}
 	if hits < 500 || misses < 500 {
 		t.Fatalf("%d hits, %d misses: too few of one to compare", hits, misses)
