@@ -486,7 +486,7 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 	if mode != rayClosest {
 		return rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
 	}
-	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, false, h)
+	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
 }
 
 // rayAVX2 runs rayIntersectAVX2 (modes rayClosest, rayFirst) or
@@ -499,7 +499,7 @@ func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
 	if mode != rayClosest {
 		return rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
 	}
-	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, false, h)
+	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
 }
 
 // queriesInAsm reports whether queries on b run whole in queryAVX2: in the

@@ -120,9 +120,8 @@ const (
 // arguments: see BLAS.queryAVX2) for the ray from org along dir
 // over (tMin, tMax), in its object space, in one call: it sets the ray up
 // as objectRay.setupPlaced and watertightRay.setup do, bit for bit, and
-// runs walkAVX2's steps (first unused: first-hit queries take
-// rayOccludeAVX2's) from the
-// root on a stack in its own frame, so that a query costs one call. The
+// runs walkAVX2's steps (first-hit queries take rayOccludeAVX2's) from
+// the root on a stack in its own frame, so that a query costs one call. The
 // caller has checked the ray (rayUsable, TMin <= TMax) and the BLAS (a
 // root box, leaf rows). Where walkAVX2 would leave an entry to Go, and
 // for a ray with a zero or tiny direction component, it returns
@@ -131,7 +130,7 @@ const (
 // (TestRayAVX2MatchesWalk).
 //
 //go:noescape
-func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 
 // rayOccludeAVX2 is rayWalkAVX2 for occludeAVX2's steps: rayHit when a
 // triangle hits, which, with first, it commits into h (firstHit's walk).
@@ -144,7 +143,7 @@ func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows i
 // by the routine itself: rays that fail the checks come back rayGoMust.
 //
 //go:noescape
-func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 
 // rayOccludedAVX2 is rayOccludeAVX2 for the Ray at r, as
 // rayIntersectAVX2.

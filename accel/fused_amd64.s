@@ -722,8 +722,10 @@ seek: \
 // RAYQUERY sets the lane of a one-call query up for its ray (the
 // arguments of rayWalkAVX2): the ray read one float at a time (callers
 // have just stored it so, and wider loads could not be forwarded from
-// those stores), then RAYSTART. A ray RAYSETUP refuses goes on at gomust.
-#define RAYQUERY(limit) \
+// those stores), then RAYSTART (the hit at hp: the argument h, whose
+// offset differs between the entries). A ray RAYSETUP refuses goes on at
+// gomust.
+#define RAYQUERY(limit, hp) \
 	MOVQ         org+40(FP), AX \
 	VMOVSS       0(AX), X0 \
 	VINSERTPS    $0x10, 4(AX), X0, X0 \
@@ -734,7 +736,7 @@ seek: \
 	VINSERTPS    $0x10, 4(AX), X1, X1 \
 	VINSERTPS    $0x20, 8(AX), X1, X1 \
 	VINSERTPS    $0x30, tMax+60(FP), X1, X1 /* direction, tMax */ \
-	RAYSTART(limit, h+72(FP))
+	RAYSTART(limit, hp)
 
 // RAYQUERYRAY is RAYQUERY for the Ray at r (the arguments of
 // rayIntersectAVX2): read a float at a time as RAYQUERY reads it, checked
@@ -742,7 +744,7 @@ seek: \
 // places it (its origin plus +0, as identityPoint; its direction as it
 // is, which identityVector leaves alone for a direction without zero
 // components, the only ones RAYSETUP takes).
-#define RAYQUERYRAY(limit) \
+#define RAYQUERYRAY(limit, hp) \
 	MOVQ         r+40(FP), AX \
 	VMOVSS       0(AX), X0 \
 	VINSERTPS    $0x10, 4(AX), X0, X0 \
@@ -754,7 +756,7 @@ seek: \
 	VINSERTPS    $0x30, 28(AX), X1, X1 /* direction, tMax */ \
 	RAYCHECK(gomust) \
 	VADDPS       plusZero<>(SB), X0, X0 \
-	RAYSTART(limit, h+56(FP))
+	RAYSTART(limit, hp)
 
 // RAYSTART sets the lane of a one-call query up for the ray with origin
 // and tMin in X0, direction and tMax in X1: RAYSETUP, the lane's
@@ -1308,14 +1310,14 @@ empty:
 	MOVB $0, more+8(FP)
 	RET
 
-// func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+// func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 //
 // It sets a lane up for the ray (RAYQUERY) and runs walkAVX2's steps on
 // it from the root, in its own frame.
-TEXT ·rayWalkAVX2(SB), $1568-88
+TEXT ·rayWalkAVX2(SB), $1568-80
 	NO_LOCAL_POINTERS
-	RAYQUERY(56)
-	RAYCLOSEST(status+80(FP))
+	RAYQUERY(56, h+64(FP))
+	RAYCLOSEST(status+72(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1323,24 +1325,24 @@ TEXT ·rayWalkAVX2(SB), $1568-88
 // triangle, which, with first, it commits into h (firstHit's walk).
 TEXT ·rayOccludeAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
-	RAYQUERY(120)
+	RAYQUERY(120, h+72(FP))
 	RAYOCCLUDE(first+64(FP), status+80(FP))
 
-// func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+// func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 //
 // rayWalkAVX2 for the Ray at r, which it checks and places itself
 // (RAYQUERYRAY).
-TEXT ·rayIntersectAVX2(SB), $1568-72
+TEXT ·rayIntersectAVX2(SB), $1568-64
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(56)
-	RAYCLOSEST(status+64(FP))
+	RAYQUERYRAY(56, h+48(FP))
+	RAYCLOSEST(status+56(FP))
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
 // rayOccludeAVX2 for the Ray at r, as rayIntersectAVX2.
 TEXT ·rayOccludedAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(120)
+	RAYQUERYRAY(120, h+56(FP))
 	RAYOCCLUDE(first+48(FP), status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
