@@ -129,22 +129,38 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	chunks := splitWork(total)
 	outs := make([]chunkOut, len(chunks))
 	parallelChunks(chunks, func(c int, lo, hi int) {
-		o := chunkOut{bb: emptyBinBox(), cb: emptyCentroids()}
-		g := geomOf(starts, lo)
-		for id := lo; id < hi; id++ {
-			for id >= starts[g+1] {
-				g++
-			}
-			box, ok := dec[g].primBox(id - starts[g])
-			if !ok {
-				refs[id].id = inactiveID
+		inactive := 0
+		for g := geomOf(starts, lo); g < len(dec) && starts[g] < hi; g++ {
+			d, first, end := &dec[g], max(lo, starts[g]), min(hi, starts[g+1])
+			if first >= end {
 				continue
 			}
-			r := bref{box.Min.X, box.Min.Y, box.Min.Z, -box.Max.X, -box.Max.Y, -box.Max.Z, uint32(id)}
-			refs[id] = r
-			o.bb.add(&r)
-			o.cb.add(&r)
-			o.active++
+			if boundsAsm && d.typ == GeometryTriangles {
+				inactive += triRefsSSE(&d.tris[first-starts[g]], end-first, uint32(first), &refs[first])
+				continue
+			}
+			for id := first; id < end; id++ {
+				box, ok := d.primBox(id - starts[g])
+				if !ok {
+					refs[id].id = inactiveID
+					inactive++
+					continue
+				}
+				refs[id] = bref{box.Min.X, box.Min.Y, box.Min.Z, -box.Max.X, -box.Max.Y, -box.Max.Z, uint32(id)}
+			}
+		}
+		o := chunkOut{bb: emptyBinBox(), cb: emptyCentroids(), active: hi - lo - inactive}
+		if inactive == 0 {
+			if hi > lo {
+				o.bb, o.cb = rangeBounds(refs[lo:hi])
+			}
+		} else {
+			for i := lo; i < hi; i++ {
+				if refs[i].id != inactiveID {
+					o.bb.add(&refs[i])
+					o.cb.add(&refs[i])
+				}
+			}
 		}
 		outs[c] = o
 	})

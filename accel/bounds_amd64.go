@@ -33,3 +33,13 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(binning{}.nb)-24]
 	_ = [1]struct{}{}[maxBins-32]
 )
+
+// triRefsSSE writes the refs of the n triangles at tris to refs, ids from
+// firstID, as BLAS.build's Go loop does (TestTriRefsMatchesGo): bounds
+// with Go's min and max, bit for bit; a triangle with a coordinate that
+// is not finite gets only the id inactiveID. It returns how many did.
+//
+//go:noescape
+func triRefsSSE(tris *triVerts, n int, firstID uint32, refs *bref) (inactive int)
+
+var _ = [1]struct{}{}[unsafe.Sizeof(triVerts{})-36]

@@ -157,3 +157,83 @@ loop:
 
 done:
 	RET
+
+// MINEXACT sets a to Go's min(a, b) lane by lane for operands that are
+// not NaN: MINPS both ways, ORed (see refBounds). It clobbers t.
+#define MINEXACT(b, a, t) \
+	MOVAPS b, t \
+	MINPS  a, t \
+	MINPS  b, a \
+	ORPS   t, a
+
+// func triRefsSSE(tris *triVerts, n int, firstID uint32, refs *bref) (inactive int)
+//
+// The refs of n triangles (triVerts, 36 bytes: three vertices of three
+// floats) as the Go loop in BLAS.build makes them, with SSE: ref i gets
+// the triangle's bounds (minima, and negated maxima: Go's min and max
+// exactly, -0 below +0, folded as triBounds folds them) and id firstID+i,
+// or, for a triangle with a coordinate that is not finite, only the id
+// inactiveID (its box stays as it was). It returns the number of those.
+// Each triangle is read with three 16-byte loads inside its 36 bytes.
+TEXT ·triRefsSSE(SB), NOSPLIT|NOFRAME, $0-40
+	MOVQ  tris+0(FP), SI
+	MOVQ  n+8(FP), CX
+	MOVL  firstID+16(FP), DX
+	MOVQ  refs+24(FP), DI
+	XORQ  AX, AX
+	MOVL  $0x80000000, BX
+	MOVQ  BX, X7
+	SHUFPS $0, X7, X7       // sign bits
+	XORPS X6, X6
+	TESTQ CX, CX
+	JEQ   tdone
+
+tloop:
+	MOVUPS 0(SI), X0        // x0 y0 z0 x1
+	MOVUPS 12(SI), X1       // x1 y1 z1 x2
+	MOVUPS 20(SI), X2       // z1 x2 y2 z2
+	SHUFPS $0x39, X2, X2    // x2 y2 z2 z1
+	// Every lane holds a coordinate of this triangle: x - x is +0 for
+	// each exactly when all are finite.
+	MOVAPS X0, X3
+	SUBPS  X0, X3
+	MOVAPS X1, X4
+	SUBPS  X1, X4
+	ORPS   X4, X3
+	MOVAPS X2, X4
+	SUBPS  X2, X4
+	ORPS   X4, X3
+	PCMPEQL X6, X3
+	MOVMSKPS X3, BX
+	CMPL   BX, $15
+	JNE    tinactive
+	// Negated vertices for the maxima: -max(a, b) is min(-a, -b) exactly.
+	MOVAPS X0, X3
+	XORPS  X7, X3
+	MOVAPS X1, X4
+	XORPS  X7, X4
+	MOVAPS X2, X5
+	XORPS  X7, X5
+	MINEXACT(X1, X0, X8)    // X0 = min(v0, v1)
+	MINEXACT(X2, X0, X8)    // X0 = min(v0, v1, v2)
+	MINEXACT(X4, X3, X8)
+	MINEXACT(X5, X3, X8)    // X3 = -max(v0, v1, v2)
+	MOVUPS X0, 0(DI)        // minX, minY, minZ, (junk, overwritten next)
+	MOVUPS X3, 12(DI)       // nmaxX, nmaxY, nmaxZ, (junk, overwritten next)
+	MOVL   DX, 24(DI)
+	JMP    tnext
+
+tinactive:
+	MOVL   $0xffffffff, 24(DI)
+	INCQ   AX
+
+tnext:
+	ADDQ   $36, SI
+	ADDQ   $28, DI
+	INCL   DX
+	DECQ   CX
+	JNE    tloop
+
+tdone:
+	MOVQ   AX, inactive+32(FP)
+	RET

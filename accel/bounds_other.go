@@ -12,3 +12,7 @@ func refBounds(refs *bref, n int, box *binBox, cent *centroids) {
 func binRefsSSE(refs *bref, n, stride int, bn *binning, boxes *[3][maxBins]binBox, counts *[3][maxBins]int32) {
 	panic("accel: no assembly binning on this architecture")
 }
+
+func triRefsSSE(tris *triVerts, n int, firstID uint32, refs *bref) (inactive int) {
+	panic("accel: no assembly bounds on this architecture")
+}

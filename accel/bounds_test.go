@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/raypipe/raypipe/vec"
 )
 
 // randomRefs returns n refs with lattice coordinates (exact ties), zeros of
@@ -95,5 +97,80 @@ func TestBinRefsMatchesGo(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The assembly refs of triangles (triRefsSSE) must be the Go loop's
+// (primBox, then the ref's fields): bounds bit for bit with Go's min and
+// max (-0 below +0), ids counted from the first, and inactive triangles
+// (any coordinate infinite or NaN) marked inactiveID and counted, on
+// triangles with exact ties, zeros of both signs and huge values, the
+// triangles read from a slice that ends right after them.
+func TestTriRefsMatchesGo(t *testing.T) {
+	if !boundsAsm {
+		t.Skip("no assembly bounds on this architecture")
+	}
+	rng := rand.New(rand.NewPCG(65, 66))
+	comp := func() float32 {
+		switch rng.IntN(12) {
+		case 0, 1:
+			return float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+		case 2, 3, 4:
+			return float32(rng.IntN(5) - 2)
+		case 5:
+			return float32((rng.Float64()*2 - 1) * 1e38)
+		case 6:
+			if rng.IntN(20) == 0 {
+				return []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}[rng.IntN(3)]
+			}
+			fallthrough
+		default:
+			return float32(rng.Float64()*8 - 4)
+		}
+	}
+	inactiveSeen := 0
+	for it := 0; it < 3000; it++ {
+		n := rng.IntN(40)
+		d := decodedGeometry{typ: GeometryTriangles, tris: make([]triVerts, n)}
+		for i := range d.tris {
+			for v := range 3 {
+				d.tris[i][v] = vec.V3(comp(), comp(), comp())
+			}
+		}
+		first := uint32(rng.IntN(1 << 20))
+		want := make([]bref, n)
+		wantInactive := 0
+		for i := range want {
+			box, ok := d.primBox(i)
+			if !ok {
+				want[i].id = inactiveID
+				wantInactive++
+				continue
+			}
+			want[i] = bref{box.Min.X, box.Min.Y, box.Min.Z, -box.Max.X, -box.Max.Y, -box.Max.Z, first + uint32(i)}
+		}
+		got := make([]bref, n+1) // one more, which must stay untouched
+		got[n] = bref{id: 12345}
+		var inactive int
+		if n > 0 {
+			inactive = triRefsSSE(&d.tris[0], n, first, &got[0])
+		}
+		if inactive != wantInactive {
+			t.Fatalf("iteration %d: %d inactive, want %d", it, inactive, wantInactive)
+		}
+		inactiveSeen += inactive
+		for i := range want {
+			g, w := got[i], want[i]
+			if g.id != w.id || !sameBits(g.minX, w.minX) || !sameBits(g.minY, w.minY) || !sameBits(g.minZ, w.minZ) ||
+				!sameBits(g.nmaxX, w.nmaxX) || !sameBits(g.nmaxY, w.nmaxY) || !sameBits(g.nmaxZ, w.nmaxZ) {
+				t.Fatalf("iteration %d, triangle %d %v: ref %+v, want %+v", it, i, d.tris[i], g, w)
+			}
+		}
+		if got[n] != (bref{id: 12345}) {
+			t.Fatalf("iteration %d: wrote past the last ref", it)
+		}
+	}
+	if inactiveSeen == 0 {
+		t.Fatal("no inactive triangle was generated")
 	}
 }
