@@ -55,12 +55,14 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 	if err := checkBuildFlags(flags); err != nil {
 		return nil, err
 	}
+	tm := teamFor(primitivesIn(geoms))
+	defer tm.stop()
 	dec, err := decodeAll(geoms)
 	if err != nil {
 		return nil, err
 	}
 	b := &BLAS{flags: flags}
-	b.build(dec)
+	b.build(dec, tm)
 	return b, nil
 }
 
@@ -98,7 +100,7 @@ func decodeAll(geoms []Geometry) ([]decodedGeometry, error) {
 	return dec, nil
 }
 
-func (b *BLAS) build(dec []decodedGeometry) {
+func (b *BLAS) build(dec []decodedGeometry, tm *team) {
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
 	b.geoms = make([]geomInfo, len(dec))
 	if len(dec) > 0 {
@@ -126,9 +128,9 @@ func (b *BLAS) build(dec []decodedGeometry) {
 		cb     centroids
 		active int
 	}
-	chunks := splitWork(total)
+	chunks := tm.chunks(total)
 	outs := make([]chunkOut, len(chunks))
-	parallelChunks(chunks, func(c int, lo, hi int) {
+	tm.parallel(chunks, func(c int, lo, hi int) {
 		inactive := 0
 		for g := geomOf(starts, lo); g < len(dec) && starts[g] < hi; g++ {
 			d, first, end := &dec[g], max(lo, starts[g]), min(hi, starts[g+1])
@@ -180,9 +182,15 @@ func (b *BLAS) build(dec []decodedGeometry) {
 		}
 		refs = refs[:k]
 	}
-	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
+	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags), tm)
 	b.nodes = nodes
-	b.wide = widen(nodes)
+	// On a team, the wide nodes are laid out while the leaves are copied.
+	widened := tasks{team: tm}
+	if tm != nil {
+		widened.run(func() { b.wide = widen(nodes) })
+	} else {
+		b.wide = widen(nodes)
+	}
 	b.primGeom = hugeSlice[uint32](len(order), len(order))
 	b.primIndex = hugeSlice[uint32](len(order), len(order))
 	if b.typ == GeometryTriangles {
@@ -190,7 +198,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	} else {
 		b.boxes = make([]AABB, len(order))
 	}
-	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
+	tm.parallel(tm.chunks(len(order)), func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {
 			id := int(order[s])
 			g := geomOf(starts, id)
@@ -203,7 +211,8 @@ func (b *BLAS) build(dec []decodedGeometry) {
 			}
 		}
 	})
-	b.rows = leafRows(b.nodes, b.tris)
+	b.rows = leafRows(b.nodes, b.tris, tm)
+	widened.wait()
 }
 
 // inactiveID marks the ref of an inactive primitive before it is removed.
@@ -257,3 +266,22 @@ func (b *BLAS) PrimitiveCount(g int) int { return b.geoms[g].prims }
 
 // ActivePrimitives returns the number of primitives that can be hit.
 func (b *BLAS) ActivePrimitives() int { return len(b.primGeom) }
+
+// primitivesIn estimates the primitive count of geoms from their
+// descriptions alone (before they are validated), for teamFor.
+func primitivesIn(geoms []Geometry) int {
+	n := 0
+	for i := range geoms {
+		g := &geoms[i]
+		switch {
+		case g.Type == GeometryProceduralAABBs:
+			n += max(g.AABBs.Count, 0)
+		case g.Triangles.IndexFormat == IndexNone:
+			n += max(g.Triangles.VertexCount, 0) / 3
+		default:
+			n += max(g.Triangles.IndexCount, 0) / 3
+		}
+		n = min(n, teamMax+1)
+	}
+	return n
+}
