@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -107,7 +108,7 @@ func TestTeamForSizes(t *testing.T) {
 		{[]Geometry{{Type: GeometryTriangles, Triangles: Triangles{VertexCount: 3 * teamMax}}}, true},
 		{[]Geometry{{Type: GeometryProceduralAABBs, AABBs: AABBs{Count: teamMax + 1}}}, false},
 		{[]Geometry{{Type: GeometryProceduralAABBs, AABBs: AABBs{Count: -5}}, {Type: GeometryProceduralAABBs, AABBs: AABBs{Count: teamMin}}}, true},
-		{[]Geometry{{Type: GeometryTriangles, Triangles: Triangles{IndexFormat: IndexUint16, IndexCount: 1 << 40}}}, false},
+		{[]Geometry{{Type: GeometryTriangles, Triangles: Triangles{IndexFormat: IndexUint16, IndexCount: math.MaxInt}}}, false},
 	} {
 		tm := teamFor(primitivesIn(c.geoms))
 		tm.stop()
