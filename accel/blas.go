@@ -55,14 +55,12 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 	if err := checkBuildFlags(flags); err != nil {
 		return nil, err
 	}
-	tm := teamFor(primitivesIn(geoms))
-	defer tm.stop()
 	dec, err := decodeAll(geoms)
 	if err != nil {
 		return nil, err
 	}
 	b := &BLAS{flags: flags}
-	b.build(dec, tm)
+	b.build(dec)
 	return b, nil
 }
 
@@ -100,7 +98,7 @@ func decodeAll(geoms []Geometry) ([]decodedGeometry, error) {
 	return dec, nil
 }
 
-func (b *BLAS) build(dec []decodedGeometry, tm *team) {
+func (b *BLAS) build(dec []decodedGeometry) {
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
 	b.geoms = make([]geomInfo, len(dec))
 	if len(dec) > 0 {
@@ -128,9 +126,9 @@ func (b *BLAS) build(dec []decodedGeometry, tm *team) {
 		cb     centroids
 		active int
 	}
-	chunks := tm.chunks(total)
+	chunks := splitWork(total)
 	outs := make([]chunkOut, len(chunks))
-	tm.parallel(chunks, func(c int, lo, hi int) {
+	parallelChunks(chunks, func(c int, lo, hi int) {
 		inactive := 0
 		for g := geomOf(starts, lo); g < len(dec) && starts[g] < hi; g++ {
 			d, first, end := &dec[g], max(lo, starts[g]), min(hi, starts[g+1])
@@ -182,15 +180,9 @@ func (b *BLAS) build(dec []decodedGeometry, tm *team) {
 		}
 		refs = refs[:k]
 	}
-	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags), tm)
+	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
 	b.nodes = nodes
-	// On a team, the wide nodes are laid out while the leaves are copied.
-	widened := tasks{team: tm}
-	if tm != nil {
-		widened.run(func() { b.wide = widen(nodes) })
-	} else {
-		b.wide = widen(nodes)
-	}
+	b.wide = widen(nodes)
 	b.primGeom = hugeSlice[uint32](len(order), len(order))
 	b.primIndex = hugeSlice[uint32](len(order), len(order))
 	if b.typ == GeometryTriangles {
@@ -198,7 +190,7 @@ func (b *BLAS) build(dec []decodedGeometry, tm *team) {
 	} else {
 		b.boxes = make([]AABB, len(order))
 	}
-	tm.parallel(tm.chunks(len(order)), func(_ int, lo, hi int) {
+	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {
 			id := int(order[s])
 			g := geomOf(starts, id)
@@ -211,8 +203,7 @@ func (b *BLAS) build(dec []decodedGeometry, tm *team) {
 			}
 		}
 	})
-	b.rows = leafRows(b.nodes, b.tris, tm)
-	widened.wait()
+	b.rows = leafRows(b.nodes, b.tris)
 }
 
 // inactiveID marks the ref of an inactive primitive before it is removed.
@@ -266,22 +257,3 @@ func (b *BLAS) PrimitiveCount(g int) int { return b.geoms[g].prims }
 
 // ActivePrimitives returns the number of primitives that can be hit.
 func (b *BLAS) ActivePrimitives() int { return len(b.primGeom) }
-
-// primitivesIn estimates the primitive count of geoms from their
-// descriptions alone (before they are validated), for teamFor.
-func primitivesIn(geoms []Geometry) int {
-	n := 0
-	for i := range geoms {
-		g := &geoms[i]
-		switch {
-		case g.Type == GeometryProceduralAABBs:
-			n += max(g.AABBs.Count, 0)
-		case g.Triangles.IndexFormat == IndexNone:
-			n += max(g.Triangles.VertexCount, 0) / 3
-		default:
-			n += max(g.Triangles.IndexCount, 0) / 3
-		}
-		n = min(n, teamMax+1)
-	}
-	return n
-}

@@ -88,14 +88,13 @@ func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 		brefs[i] = bref{a.Min.X, a.Min.Y, a.Min.Z, -a.Max.X, -a.Max.Y, -a.Max.Z, refs[i].id}
 	}
 	bb, cb := rangeBounds(brefs)
-	return buildBVHRefs(brefs, bb, cb, p, nil)
+	return buildBVHRefs(brefs, bb, cb, p)
 }
 
 // buildBVHRefs is buildBVH over refs already in the builder's layout,
-// whose bounds and doubled-centroid bounds are given, on tm (nil: pieces
-// on goroutines of their own). It takes refs over.
-func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams, tm *team) (nodes []node, order []uint32) {
-	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0), tm != nil), tm)
+// whose bounds and doubled-centroid bounds are given. It takes refs over.
+func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []node, order []uint32) {
+	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0)))
 }
 
 // grainFor returns the size from which the subtrees of a build of n refs
@@ -106,28 +105,19 @@ func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams, tm *team)
 // (parallelGrain): their halves are too small to pay for the hand-off
 // (two goroutines, BuildBLAS of 1.1k / 1.5k / 2k triangles: 1.02-1.14x
 // on one). The tree does not depend on it (see piece).
-//
-// On a team (onTeam), a hand-off costs about a microsecond instead of a
-// thread's wake-up, and subtrees of teamGrain refs are handed off.
-func grainFor(n, procs int, onTeam bool) int {
-	if onTeam {
-		return min(parallelGrain, max(teamGrain, n/(8*procs)))
-	}
+func grainFor(n, procs int) int {
 	if procs <= 1 || n < 2*minGrain {
 		return parallelGrain
 	}
 	return min(parallelGrain, max(minGrain, n/(8*procs)))
 }
 
-// teamGrain is the least size of a subtree handed to a team.
-const teamGrain = 1 << 8
-
 // minGrain is the least size of a subtree built on a goroutine of its own.
 const minGrain = 1 << 10
 
 // buildBVHGrain is buildBVHRefs with nodes of grain refs or more handing
 // their left child to another goroutine (tests splice many small pieces).
-func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain int, tm *team) (nodes []node, order []uint32) {
+func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain int) (nodes []node, order []uint32) {
 	n := len(refs)
 	if n == 0 {
 		return []node{{bounds: emptyAABB()}}, nil
@@ -135,10 +125,10 @@ func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain in
 	b := builder{p: p, bufs: [2][]bref{refs, make([]bref, n)}, order: make([]uint32, n), grain: grain}
 	b.procs = runtime.GOMAXPROCS(0)
 	root := &piece{nodes: make([]node, 1)}
-	s := tasks{team: tm}
-	b.build(root, 0, 0, n, 0, 0, bb, cb, lazyNone, new(binScratch), &s)
-	s.wait()
-	return assemble(root, b.procs, tm), b.order
+	var wg sync.WaitGroup
+	b.build(root, 0, 0, n, 0, 0, bb, cb, lazyNone, new(binScratch), &wg)
+	wg.Wait()
+	return assemble(root, b.procs), b.order
 }
 
 // piece is the part of a tree that one goroutine builds. A node that
@@ -197,15 +187,12 @@ func (t *piece) cut(k int) uint32 {
 // assemble lays out the pieces under root in one array, in the order a
 // serial build gives (see piece), and copies them there on up to procs
 // goroutines.
-func assemble(root *piece, procs int, tm *team) []node {
+func assemble(root *piece, procs int) []node {
 	var pieces []*piece
 	root.layout(0, 1, &pieces)
 	out := make([]node, root.size)
-	if len(pieces) == 1 || tm != nil {
-		// A team's build is small: its pieces copy in microseconds.
-		for _, p := range pieces {
-			p.copyTo(out)
-		}
+	if len(pieces) == 1 {
+		root.copyTo(out)
 		return out
 	}
 	var next atomic.Int64
@@ -403,7 +390,7 @@ const (
 // build fills node r of piece t for the refs in b.bufs[cur][lo:hi], whose
 // bounds and doubled-centroid bounds are given as lazy says, and appends
 // its descendants to t (or to pieces of their own, see piece).
-func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, s *tasks) {
+func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *sync.WaitGroup) {
 	refs := b.bufs[cur][lo:hi]
 	n := len(refs)
 	if lazy == lazyAll {
@@ -493,16 +480,16 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 	t.nodes = append(t.nodes, node{}, node{})
 	t.nodes[r] = node{bounds: bounds.aabb(), first: c}
 	if n >= b.grain {
-		// Fresh copies, so that only this branch's variables move to the
-		// heap with the closure.
-		left, hi, next, lb, lc, lazy := t.handOff(c), lo+mid, next, lb, lc, childLazy
-		s.run(func() {
-			b.build(left, 0, lo, hi, depth+1, next, lb, lc, lazy, new(binScratch), s)
-		})
+		left := t.handOff(c)
+		wg.Add(1)
+		go func(lb binBox, lc centroids, lazy lazyKind) {
+			defer wg.Done()
+			b.build(left, 0, lo, lo+mid, depth+1, next, lb, lc, lazy, new(binScratch), wg)
+		}(lb, lc, childLazy)
 	} else {
-		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, s)
+		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, wg)
 	}
-	b.build(t, c+1, lo+mid, hi, depth+1, next, rb, rc, childLazy, sc, s)
+	b.build(t, c+1, lo+mid, hi, depth+1, next, rb, rc, childLazy, sc, wg)
 }
 
 // sampleTarget sets how much of a large node is binned: a node of n >=

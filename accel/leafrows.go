@@ -14,12 +14,12 @@ package accel
 // BLASes keep rows where a walk tests leaves from them: the vector walks
 // (simdAvailable) and, on amd64, the scalar walks' assembly leaf test
 // (leafAsm); elsewhere rows are nil.
-func leafRows(nodes []node, tris []triVerts, tm *team) []float32 {
+func leafRows(nodes []node, tris []triVerts) []float32 {
 	if !(simdAvailable || leafAsm) || len(tris) == 0 {
 		return nil
 	}
 	rows := hugeSlice[float32](9*len(tris)+8, 9*len(tris)+8)
-	tm.parallel(tm.chunks(len(nodes)), func(_, lo, hi int) {
+	parallelChunks(splitWork(len(nodes)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := &nodes[i]
 			if !n.isLeaf() {
