@@ -149,12 +149,11 @@ func (b *BLAS) build(dec []decodedGeometry) {
 				refs[id] = bref{box.Min.X, box.Min.Y, box.Min.Z, -box.Max.X, -box.Max.Y, -box.Max.Z, uint32(id)}
 			}
 		}
-		o := chunkOut{bb: emptyBinBox(), cb: emptyCentroids(), active: hi - lo - inactive}
+		o := chunkOut{active: hi - lo - inactive}
 		if inactive == 0 {
-			if hi > lo {
-				o.bb, o.cb = rangeBounds(refs[lo:hi])
-			}
+			o.bb, o.cb = rangeBounds(refs[lo:hi]) // empty bounds for no refs
 		} else {
+			o.bb, o.cb = emptyBinBox(), emptyCentroids()
 			for i := lo; i < hi; i++ {
 				if refs[i].id != inactiveID {
 					o.bb.add(&refs[i])
