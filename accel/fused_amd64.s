@@ -367,17 +367,19 @@
 	JS    leaf
 
 // LEAFCANDS tests the leaf in R10 (near distance in X0): it goes on at
-// out when Go must (LEAFSETUP's cases, and any edge case), at none when
+// out when Go must (LEAFSETUP's cases), at edge when a lane is an edge
+// case (LEAFEDGECASE, which comes back to edgeback), at none when
 // no triangle hits over (tMin, tMax), and else falls through with the
 // candidates (the lanes whose origin lies inside and whose t is in
 // range) in AX and LEAFEDGES' and LEAFT's vectors.
-#define LEAFCANDS(out, none) \
+#define LEAFCANDS(out, edge, edgeback, none) \
 	LEAFSETUP(out) \
 	LEAFEDGES \
 	LEAFLANES \
 	VMOVMSKPS Y4, CX \
 	ANDQ      R9, CX \
-	JNZ       out \
+	JNZ       edge \
+edgeback: \
 	VMOVMSKPS Y5, AX \
 	NOTQ      AX \
 	ANDQ      R9, AX \
@@ -386,6 +388,37 @@
 	VMOVMSKPS Y8, CX \
 	ANDQ      CX, AX \
 	JZ        none
+
+// LEAFEDGECASE takes LEAFCANDS' edge cases, the lanes in use with an
+// edge function of zero (in CX): Go decides those exactly
+// (watertightRay.intersectExact), and the walk goes on at out, unless
+// two of the lane's edge functions have opposite signs, which makes it a
+// miss there too: a product or difference rounded to float32 keeps the
+// sign of the exact one or is zero, so a nonzero edge function has the
+// sign of its exact value. Such lanes (a triangle with two vertices at
+// the same place, for one: its other two edge functions are each
+// other's negations) are misses already among LEAFEDGES' sign
+// differences (Y5), and the walk goes back to edgeback. It clobbers Y3,
+// Y6, Y7 and AX.
+#define LEAFEDGECASE(out, edgeback) \
+	VXORPS    Y3, Y3, Y3 \
+	VCMPPS    $1, Y3, Y9, Y6 \
+	VCMPPS    $1, Y3, Y10, Y7 \
+	VORPS     Y7, Y6, Y6 \
+	VCMPPS    $1, Y3, Y11, Y7 \
+	VORPS     Y7, Y6, Y6 /* a negative edge function */ \
+	VCMPPS    $1, Y9, Y3, Y7 \
+	VCMPPS    $1, Y10, Y3, Y3 \
+	VORPS     Y3, Y7, Y7 \
+	VXORPS    Y3, Y3, Y3 \
+	VCMPPS    $1, Y11, Y3, Y3 \
+	VORPS     Y3, Y7, Y7 /* a positive one */ \
+	VANDPS    Y7, Y6, Y6 \
+	VMOVMSKPS Y6, AX \
+	NOTQ      AX \
+	ANDQ      AX, CX \
+	JNZ       out \
+	JMP       edgeback
 
 // A lane: one walk's state for walkAVX2 or occludeAVX2 (a fusedWalk at
 // 0), its ray's slab test (a slabRay: the first float of each 16-byte
@@ -1108,7 +1141,7 @@ pop: \
 	JMP      popnode \
 leaf: \
 	/* cur is a leaf that passed the check: test its triangles. */ \
-	LEAFCANDS(leafout, leafdone) \
+	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone) \
 	/* Commit as the Go loop does: each candidate in slot order whose t */ \
 	/* is below the current tMax. */ \
 	LEAFSAVE \
@@ -1131,6 +1164,8 @@ nextcand: \
 leafdone: \
 	LOADNODE \
 	JMP pop \
+leafedge: \
+	LEAFEDGECASE(leafout, leafedgeback) \
 leafout: \
 	MOVL   CURN(SP), R10 \
 	VMOVSS CURF(SP), X0 \
@@ -1219,7 +1254,7 @@ pop: \
 	JMP   popnode \
 leaf: \
 	VXORPS X0, X0, X0 \
-	LEAFCANDS(leafout, leafdone) \
+	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone) \
 	MOVB $1, 105(DI) /* a triangle hits */ \
 	CMPB 104(DI), $0 \
 	JEQ  finished \
@@ -1231,6 +1266,8 @@ leaf: \
 leafdone: \
 	LOADNODE \
 	JMP   pop \
+leafedge: \
+	LEAFEDGECASE(leafout, leafedgeback) \
 leafout: \
 	MOVL CURN(SP), R10 \
 	JMP  gomust

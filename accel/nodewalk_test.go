@@ -674,6 +674,89 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 	}
 }
 
+// TestRayAVX2DegenerateTrianglesStayInAssembly traces rays through a
+// terrain in which every fourth triangle has two vertices at one place
+// (an index repeated, or two indices of one position): such a triangle's
+// edge function along the collapsed edge is zero for every ray, so the
+// assembly sees an edge case wherever a leaf holds one. Its other two
+// edge functions are each other's negations, which makes it a miss for
+// every ray (watertightRay.intersectExact's first test), and the one-call
+// queries must decide so themselves: with rays off the scene's vertices
+// and edges (random origins and directions in float32), no ray may be
+// left to Go (rayGoMust), and every answer must be the Go loop's bit for
+// bit.
+func TestRayAVX2DegenerateTrianglesStayInAssembly(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("the one-call queries run in the scalar amd64 build on AVX2 processors only")
+	}
+	defer func(old, oldFused bool) { nodeWalkAsm, fusedAVX2 = old, oldFused }(nodeWalkAsm, fusedAVX2)
+	nodeWalkAsm, fusedAVX2 = false, false
+	pos, idx := meshgen.Terrain(20000, 11)
+	degenerate := 0
+	for k := 0; k+2 < len(idx); k += 12 {
+		if k%24 == 0 {
+			idx[k+2] = idx[k] // vertices 0 and 2 the same index
+		} else {
+			pos = append(pos, pos[idx[k+1]]) // vertices 1 and 2 the same position
+			idx[k+2] = uint32(len(pos) - 1)
+		}
+		degenerate++
+	}
+	b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, BuildPreferFastTrace)
+	rng := rand.New(rand.NewPCG(61, 62))
+	f := math.Float32bits
+	var status [3][3]int // [mode][result]
+	for i := range 6000 {
+		// From above the terrain (or from a point on a triangle, as a shadow
+		// ray starts) in a random direction.
+		tri := 4*rng.IntN(len(idx)/12) + 1 + rng.IntN(3) // not a degenerate one
+		a, bv, c := pos[idx[3*tri]], pos[idx[3*tri+1]], pos[idx[3*tri+2]]
+		u, v := float32(rng.Float64()), float32(rng.Float64())
+		if u+v > 1 {
+			u, v = 1-u, 1-v
+		}
+		o := a.Add(bv.Sub(a).Scale(u)).Add(c.Sub(a).Scale(v))
+		if i%2 == 0 {
+			o.Z += 0.5 * float32(rng.Float64())
+		}
+		d := vec.V3(float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+		ray := Ray{Origin: o, Direction: d, TMin: 1e-4, TMax: float32(math.Inf(1))}
+		if i%3 == 0 {
+			ray.TMax = float32(rng.Float64()) * 2
+		}
+		for mode := rayClosest; mode <= rayOcclude; mode++ {
+			var ob objectRay
+			ob.setupSelf(&ray)
+			var want fastHit
+			var wantOK bool
+			if mode == rayOcclude {
+				wantOK = b.occludes(&ob, ray.TMin, ray.TMax)
+			} else {
+				tMax := ray.TMax
+				wantOK = b.walk(&ob, ray.TMin, &tMax, mode == rayFirst, &want)
+			}
+			var got fastHit
+			s := b.queryAVX2(&ob.org, &ob.dir, ray.TMin, ray.TMax, mode, &got)
+			status[mode][s]++
+			switch {
+			case s == rayGoMust:
+				t.Fatalf("mode %d ray %+v: left to Go", mode, ray)
+			case (s == rayHit) != wantOK:
+				t.Fatalf("mode %d ray %+v: queryAVX2 %d, Go loop hit %v", mode, ray, s, wantOK)
+			case s == rayHit && mode != rayOcclude &&
+				(f(got.t) != f(want.t) || f(got.u) != f(want.u) || f(got.v) != f(want.v) || got.slot != want.slot || got.front != want.front):
+				t.Fatalf("mode %d ray %+v: %+v, want %+v", mode, ray, got, want)
+			}
+		}
+	}
+	for mode, n := range status {
+		if n[rayMiss] < 1000 || n[rayHit] < 1000 {
+			t.Errorf("mode %d: %d misses, %d hits: too few of one to compare", mode, n[rayMiss], n[rayHit])
+		}
+	}
+	t.Logf("%d degenerate triangles; [miss hit go] closest %v, first %v, occlusion %v", degenerate, status[0], status[1], status[2])
+}
+
 // TestRayAVX2Constants checks the constants the assembly spells out: the
 // float32 bits of robustScale (robust<> in fused_amd64.s, FARMAX in
 // slab_amd64.h).
