@@ -49,6 +49,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -73,6 +74,7 @@ var (
 	flagThreads   = flag.Int("threads", runtime.GOMAXPROCS(0), "threads for the all-threads (NT) rows")
 	flagSeed      = flag.Uint64("seed", 1, "seed of meshes and rays")
 	flagCheck     = flag.Bool("check", true, "compare every tracer's answers with the first tracer's")
+	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
 func main() {
@@ -81,10 +83,32 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if err := run(); err != nil {
+	err := profiled(*flagCPUProf, run)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "embreecmp:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs f, under a CPU profile written to path unless path is empty.
+func profiled(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	runErr := f()
+	pprof.StopCPUProfile()
+	if err := out.Close(); err != nil && runErr == nil {
+		return fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return runErr
 }
 
 // mesh is one scene to compare.
