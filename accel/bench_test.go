@@ -97,6 +97,56 @@ func BenchmarkBuildSmall(b *testing.B) {
 	}
 }
 
+// BenchmarkBuildTLAS times top-level builds over 1k, 10k and 100k
+// instances of one small BLAS, placed at random (rotated, scaled, spread
+// over a cube), as a program that moves its instances rebuilds the top
+// level every frame; compare processor counts with -cpu 1,2.
+func BenchmarkBuildTLAS(b *testing.B) {
+	bl := cachedBLAS(b, "soup", 1000)
+	for _, n := range []int{1000, 10000, 100000} {
+		insts := benchInstances(bl, n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := BuildTLAS(insts, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Minstances/s")
+		})
+	}
+}
+
+// benchInstances places n instances of bl at random: rotated about a
+// random axis, scaled by 1/cbrt(n) and spread over [-1,1]^3.
+func benchInstances(bl *BLAS, n int) []Instance {
+	rng := rand.New(rand.NewPCG(uint64(n), 5))
+	scale := float32(1 / math.Cbrt(float64(n)))
+	insts := make([]Instance, n)
+	for i := range insts {
+		axis := randVec(rng, 1).Normalize()
+		angle := rng.Float64() * 2 * math.Pi
+		s, c := float32(math.Sin(angle)), float32(math.Cos(angle))
+		x, y, z := axis.X, axis.Y, axis.Z
+		// Rodrigues' rotation, scaled.
+		r := [3][3]float32{
+			{c + x*x*(1-c), x*y*(1-c) - z*s, x*z*(1-c) + y*s},
+			{y*x*(1-c) + z*s, c + y*y*(1-c), y*z*(1-c) - x*s},
+			{z*x*(1-c) - y*s, z*y*(1-c) + x*s, c + z*z*(1-c)},
+		}
+		o := randVec(rng, 1)
+		var m vec.Mat3x4
+		for row := range 3 {
+			for col := range 3 {
+				m[row][col] = r[row][col] * scale
+			}
+		}
+		m[0][3], m[1][3], m[2][3] = o.X, o.Y, o.Z
+		insts[i] = Instance{Transform: m, InstanceMask: 0xff, BLAS: bl}
+	}
+	return insts
+}
+
 var benchBLAS sync.Map // "kind/n" -> *BLAS
 
 func cachedBLAS(b *testing.B, kind string, n int) *BLAS {

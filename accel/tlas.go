@@ -84,28 +84,27 @@ func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
 }
 
 func prepareInstance(i int, in *Instance) (instance, error) {
-	where := "instance " + strconv.Itoa(i)
 	if in.InstanceID>>24 != 0 {
-		return instance{}, inputErr(where, "InstanceID", "%#x does not fit in 24 bits", in.InstanceID)
+		return instance{}, inputErr(instanceWhere(i), "InstanceID", "%#x does not fit in 24 bits", in.InstanceID)
 	}
 	if in.InstanceContributionToHitGroupIndex>>24 != 0 {
-		return instance{}, inputErr(where, "InstanceContributionToHitGroupIndex", "%#x does not fit in 24 bits", in.InstanceContributionToHitGroupIndex)
+		return instance{}, inputErr(instanceWhere(i), "InstanceContributionToHitGroupIndex", "%#x does not fit in 24 bits", in.InstanceContributionToHitGroupIndex)
 	}
 	if in.Flags&^0xf != 0 {
-		return instance{}, inputErr(where, "Flags", "unknown bits %#x", uint8(in.Flags))
+		return instance{}, inputErr(instanceWhere(i), "Flags", "unknown bits %#x", uint8(in.Flags))
 	}
 	if in.Flags&InstanceForceOpaque != 0 && in.Flags&InstanceForceNonOpaque != 0 {
-		return instance{}, inputErr(where, "Flags", "FORCE_OPAQUE and FORCE_NON_OPAQUE are mutually exclusive")
+		return instance{}, inputErr(instanceWhere(i), "Flags", "FORCE_OPAQUE and FORCE_NON_OPAQUE are mutually exclusive")
 	}
 	if !in.Transform.IsFinite() {
-		return instance{}, inputErr(where, "Transform", "not finite: %v", in.Transform)
+		return instance{}, inputErr(instanceWhere(i), "Transform", "not finite: %v", in.Transform)
 	}
 	p := instance{objectToWorld: in.Transform, id: in.InstanceID, contribution: in.InstanceContributionToHitGroupIndex,
 		mask: in.InstanceMask, flags: in.Flags, blas: in.BLAS}
 	if in.BLAS != nil {
 		inv, ok := in.Transform.Inverse()
 		if !ok {
-			return instance{}, inputErr(where, "Transform", "singular (determinant %g)", in.Transform.Det())
+			return instance{}, inputErr(instanceWhere(i), "Transform", "singular (determinant %g)", in.Transform.Det())
 		}
 		p.worldToObject = inv
 		p.identity = inv == vec.Identity3x4
@@ -113,13 +112,17 @@ func prepareInstance(i int, in *Instance) (instance, error) {
 	return p, nil
 }
 
+// instanceWhere names instance i in an error, spelled out only when
+// there is one (every instance's name allocated twice a build).
+func instanceWhere(i int) string { return "instance " + strconv.Itoa(i) }
+
 // active reports whether the instance can ever be hit.
 func (in *instance) active() bool {
 	return in.blas != nil && in.mask != 0 && !in.blas.Bounds().IsEmpty()
 }
 
 func (t *TLAS) build() {
-	var refs []primRef
+	refs := make([]primRef, 0, len(t.instances))
 	for i := range t.instances {
 		in := &t.instances[i]
 		if !in.active() {
