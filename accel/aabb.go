@@ -40,7 +40,37 @@ func (a AABB) HalfArea() float32 {
 
 // Transform returns a box containing a's eight corners mapped by m, padded
 // by a few ulps so that rounding never makes it smaller than the exact image.
+//
+// Each bound is found as Arvo ("Transforming axis-aligned bounding
+// boxes", Graphics Gems, 1990) finds it, from the smaller (or larger) of
+// each matrix entry's two products with the box's extremes, summed in
+// TransformPoint's order: rounding is monotonic (with -0 below +0, as min
+// orders them), so that sum is the least (greatest) of the eight corners'
+// as TransformPoint rounds them, bit for bit, in a third of the products.
+// Where a product overflows, the corners are mapped one by one.
 func (a AABB) Transform(m vec.Mat3x4) AABB {
+	lo := [3]float32{a.Min.X, a.Min.Y, a.Min.Z}
+	hi := [3]float32{a.Max.X, a.Max.Y, a.Max.Z}
+	var rmin, rmax [3]float32
+	for row := range 3 {
+		r := &m[row]
+		var pmin, pmax [3]float32
+		for j := range 3 {
+			p, q := float32(r[j]*lo[j]), float32(r[j]*hi[j])
+			pmin[j], pmax[j] = min(p, q), max(p, q)
+		}
+		rmin[row] = pmin[0] + pmin[1] + pmin[2] + r[3]
+		rmax[row] = pmax[0] + pmax[1] + pmax[2] + r[3]
+	}
+	out := AABB{vec.V3(rmin[0], rmin[1], rmin[2]), vec.V3(rmax[0], rmax[1], rmax[2])}
+	if !out.Min.IsFinite() || !out.Max.IsFinite() {
+		return a.transformCorners(m)
+	}
+	return out.pad()
+}
+
+// transformCorners is Transform mapping the eight corners one by one.
+func (a AABB) transformCorners(m vec.Mat3x4) AABB {
 	r := emptyAABB()
 	for i := 0; i < 8; i++ {
 		c := a.Min

@@ -174,3 +174,72 @@ func TestTriRefsMatchesGo(t *testing.T) {
 		t.Fatal("no inactive triangle was generated")
 	}
 }
+
+// TestTransformIsTheCornersBox checks AABB.Transform, which sums the
+// smaller and larger products of each matrix entry (Arvo's method),
+// against its definition: the box of the eight corners, each mapped with
+// every product rounded to float32 and summed in TransformPoint's order,
+// then padded. They must agree bit for bit (zeros' signs included) on
+// matrices and boxes with zeros of both signs, lattice values (ties
+// between corners), flat boxes and magnitudes up to overflow.
+func TestTransformIsTheCornersBox(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	comp := func(scale float64) float32 {
+		switch rng.IntN(6) {
+		case 0:
+			return float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+		case 1, 2:
+			return float32(rng.IntN(5) - 2)
+		default:
+			return float32((rng.Float64()*2 - 1) * scale)
+		}
+	}
+	corners := func(a AABB, m vec.Mat3x4) AABB {
+		r := emptyAABB()
+		for i := range 8 {
+			c := [3]float32{a.Min.X, a.Min.Y, a.Min.Z}
+			hi := [3]float32{a.Max.X, a.Max.Y, a.Max.Z}
+			for j := range 3 {
+				if i&(1<<j) != 0 {
+					c[j] = hi[j]
+				}
+			}
+			var p [3]float32
+			for row := range 3 {
+				s := float32(m[row][0] * c[0])
+				s += float32(m[row][1] * c[1])
+				s += float32(m[row][2] * c[2])
+				p[row] = s + m[row][3]
+			}
+			r = r.Extend(vec.V3(p[0], p[1], p[2]))
+		}
+		return r.pad()
+	}
+	f := math.Float32bits
+	same := func(a, b AABB) bool {
+		return f(a.Min.X) == f(b.Min.X) && f(a.Min.Y) == f(b.Min.Y) && f(a.Min.Z) == f(b.Min.Z) &&
+			f(a.Max.X) == f(b.Max.X) && f(a.Max.Y) == f(b.Max.Y) && f(a.Max.Z) == f(b.Max.Z)
+	}
+	overflow := 0
+	for i := range 200000 {
+		scale := []float64{1, 1e3, 1e19, 1e30}[i%4]
+		var m vec.Mat3x4
+		for r := range 3 {
+			for c := range 4 {
+				m[r][c] = comp(scale)
+			}
+		}
+		a := AABB{vec.V3(comp(scale), comp(scale), comp(scale)), vec.V3(comp(scale), comp(scale), comp(scale))}
+		a = AABB{a.Min.Min(a.Max), a.Min.Max(a.Max)}
+		want := corners(a, m)
+		if !want.Min.IsFinite() || !want.Max.IsFinite() {
+			overflow++
+		}
+		if got := a.Transform(m); !same(got, want) && !(got != got && want != want) {
+			t.Fatalf("box %v matrix %v: Transform %v, corners %v", a, m, got, want)
+		}
+	}
+	if overflow == 0 {
+		t.Errorf("no case overflowed: the fallback went untested")
+	}
+}
