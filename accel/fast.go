@@ -484,9 +484,17 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 	// just made (7% of a 100k-terrain query).
 	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
 	if mode != rayClosest {
-		return rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
+		s := rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
+		if s == rayNotFinite {
+			s = rayOccludeNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
+		}
+		return s
 	}
-	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
+	s := rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
+	if s == rayNotFinite {
+		s = rayWalkNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
+	}
+	return s
 }
 
 // rayAVX2 runs rayIntersectAVX2 (modes rayClosest, rayFirst) or
@@ -497,9 +505,17 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
 	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
 	if mode != rayClosest {
-		return rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
+		s := rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
+		if s == rayNotFinite {
+			s = rayOccludedNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
+		}
+		return s
 	}
-	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
+	s := rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
+	if s == rayNotFinite {
+		s = rayIntersectNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
+	}
+	return s
 }
 
 // queriesInAsm reports whether queries on b run whole in queryAVX2: in the

@@ -170,6 +170,37 @@
 	VCMPPS    $2, Y1, Y0, Y3 \
 	VMOVMSKPS Y3, AX
 
+// SLAB8NAN is SLAB8 for rays whose inverse direction may have infinite
+// components (a zero or tiny direction component), whose slab distances
+// are NaN where the origin lies on a plane (0 times infinity): it takes
+// each child's entry and exit distances as rayBox.hitWide does for such
+// rays, from tMin and tMax times robustScale, one axis after another,
+// keeping the distance so far unless the next is greater (smaller): a
+// NaN one is passed over, so the origin counts as inside that slab. So
+// VMAXPS and VMINPS take them, the distance so far as the second source,
+// which they return on a NaN or a tie. It clobbers Y1-Y5 and R8-R13.
+#define SLAB8NAN \
+	MOVQ      192(DX), R8 \
+	MOVQ      200(DX), R9 \
+	MOVQ      208(DX), R10 \
+	MOVQ      216(DX), R11 \
+	MOVQ      224(DX), R12 \
+	MOVQ      232(DX), R13 \
+	PLANE(R8, Y6, Y9, Y0) \
+	PLANE(R9, Y6, 96(DX), Y1) \
+	PLANE(R10, Y7, Y10, Y2) \
+	PLANE(R11, Y7, 128(DX), Y3) \
+	PLANE(R12, Y8, Y11, Y4) \
+	PLANE(R13, Y8, 160(DX), Y5) \
+	VMAXPS    Y12, Y0, Y0 /* x's if greater than tMin */ \
+	VMAXPS    Y0, Y2, Y0 \
+	VMAXPS    Y0, Y4, Y0 \
+	VMINPS    Y13, Y1, Y1 \
+	VMINPS    Y1, Y3, Y1 \
+	VMINPS    Y1, Y5, Y1 \
+	VCMPPS    $2, Y1, Y0, Y1 \
+	VMOVMSKPS Y1, AX
+
 // SLABSPANS sets Y0 and Y1 to the entry and exit distances of the
 // children of the node at SI, as SLAB8 compares them. The far planes take
 // the slabRay's 32-byte fx, fy, fz as memory operands. The three planes
@@ -459,6 +490,14 @@ edgeback: \
 // that do not depend on the ray alone and clobbers AX, CX, DX, R8-R10
 // and X2-X13.
 #define RAYSETUP(bad) \
+	RAYINV \
+	RAYINVFINITE(bad) \
+	RAYPLACE
+
+// RAYINV sets X4 to the ray's inverse direction (X1), X3 to ones and X5
+// to the mask of a float's magnitude bits, and copies the origin (X0) to
+// X2: the first part of RAYSETUP.
+#define RAYINV \
 	VMOVAPS      X0, X2 \
 	MOVL         $0x3f800000, CX \
 	VMOVD        CX, X3 \
@@ -466,7 +505,12 @@ edgeback: \
 	VDIVPS       X1, X3, X4  /* inv = 1 / direction */ \
 	MOVL         $0x7fffffff, CX \
 	VMOVD        CX, X5 \
-	VBROADCASTSS X5, X5      /* |x| mask */ \
+	VBROADCASTSS X5, X5      /* |x| mask */
+
+// RAYINVFINITE goes on at bad unless every component of the inverse
+// direction (X4) is finite: the node tests' distances could else be NaN
+// (SLAB8NAN's walks take such rays). It clobbers X6, X7 and CX.
+#define RAYINVFINITE(bad) \
 	VANDPS       X5, X4, X6 \
 	MOVL         $0x7f7fffff, CX /* math.MaxFloat32 */ \
 	VMOVD        CX, X7 \
@@ -475,7 +519,11 @@ edgeback: \
 	VMOVMSKPS    X6, CX \
 	ANDL         $7, CX \
 	CMPL         CX, $7 \
-	JNE          bad \
+	JNE          bad
+
+// RAYPLACE is the rest of RAYSETUP, after RAYINV: the slabRay, the
+// watertightRay and the walk's start.
+#define RAYPLACE \
 	/* slabRay: origin, inverse, the far planes' inverse, and each axis' near and */ \
 	/* far row offsets from the inverse's signs. */ \
 	VMOVSS       X2, LSLAB+0(DI) \
@@ -758,7 +806,7 @@ seek: \
 // those stores), then RAYSTART (the hit at hp: the argument h, whose
 // offset differs between the entries). A ray RAYSETUP refuses goes on at
 // gomust.
-#define RAYQUERY(limit, hp) \
+#define RAYQUERY(start, limit, hp) \
 	MOVQ         org+40(FP), AX \
 	VMOVSS       0(AX), X0 \
 	VINSERTPS    $0x10, 4(AX), X0, X0 \
@@ -769,7 +817,7 @@ seek: \
 	VINSERTPS    $0x10, 4(AX), X1, X1 \
 	VINSERTPS    $0x20, 8(AX), X1, X1 \
 	VINSERTPS    $0x30, tMax+60(FP), X1, X1 /* direction, tMax */ \
-	RAYSTART(limit, hp)
+	start(limit, hp)
 
 // RAYQUERYRAY is RAYQUERY for the Ray at r (the arguments of
 // rayIntersectAVX2): read a float at a time as RAYQUERY reads it, checked
@@ -777,7 +825,7 @@ seek: \
 // places it (its origin plus +0, as identityPoint; its direction as it
 // is, which identityVector leaves alone for a direction without zero
 // components, the only ones RAYSETUP takes).
-#define RAYQUERYRAY(limit, hp) \
+#define RAYQUERYRAY(start, limit, hp) \
 	MOVQ         r+40(FP), AX \
 	VMOVSS       0(AX), X0 \
 	VINSERTPS    $0x10, 4(AX), X0, X0 \
@@ -789,7 +837,7 @@ seek: \
 	VINSERTPS    $0x30, 28(AX), X1, X1 /* direction, tMax */ \
 	RAYCHECK(gomust) \
 	VADDPS       plusZero<>(SB), X0, X0 \
-	RAYSTART(limit, hp)
+	start(limit, hp)
 
 // RAYSTART sets the lane of a one-call query up for the ray with origin
 // and tMin in X0, direction and tMax in X1: RAYSETUP, the lane's
@@ -798,7 +846,31 @@ seek: \
 // for the first leaf (FRAMELEAF). A ray RAYSETUP refuses goes on at gomust.
 #define RAYSTART(limit, hp) \
 	LANEBASE(RLANE) \
-	RAYSETUP(gomust) \
+	RAYINV \
+	RAYINVFINITE(nonfinite) \
+	RAYPLACE \
+	LEAQ         wide+0(FP), SI \
+	LANECONSTS(limit) \
+	MOVQ         hp, AX \
+	MOVQ         AX, 72(DI) \
+	MOVB         $0, FRAMED(DI) \
+	LOADNODE
+
+// RAYSTARTNAN is RAYSTART for the walks of SLAB8NAN, which take a ray
+// whose inverse direction has infinite components as well, but not a
+// zero direction (rayUsable's last check, which RAYINVFINITE makes for
+// the others): it goes on at gomust.
+#define RAYSTARTNAN(limit, hp) \
+	LANEBASE(RLANE) \
+	RAYINV \
+	VANDPS       X5, X1, X6 \
+	VXORPS       X7, X7, X7 \
+	VCMPPS       $0, X7, X6, X6 /* direction components of zero */ \
+	VMOVMSKPS    X6, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JEQ          gomust \
+	RAYPLACE \
 	LEAQ         wide+0(FP), SI \
 	LANECONSTS(limit) \
 	MOVQ         hp, AX \
@@ -846,6 +918,10 @@ finished: \
 gomust: \
 	VZEROUPPER \
 	MOVQ    $2, st \
+	RET \
+nonfinite: \
+	VZEROUPPER \
+	MOVQ    $4, st \
 	RET
 
 // PREFETCHBELOW prefetches the entry below the top of the closest-hit
@@ -1071,10 +1147,10 @@ several: \
 // the soups' single rays 1-3%, BenchmarkTrace). Leaves commit as the Go
 // loop does: each candidate in slot order whose t is below the current
 // tMax.
-#define WALKSTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
+#define WALKSTEPS(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
-	NODE(gomust, pop) \
+	NODEBY(slab, gomust, pop) \
 	/* R12 ends one past the top entry pushed. */ \
 	pick \
 three: \
@@ -1202,6 +1278,14 @@ chosen:
 	MOVQ  AX, R8 \
 	BTRQ  CX, R8
 
+// OCCPICKFIRST takes the first child hit (AX) into CX and the others
+// into R8: the order of the occlusion walks of rays whose slab distances
+// may be NaN (BLAS.firstHit), where lengths order nothing (SLAB8NAN).
+#define OCCPICKFIRST \
+	BSFQ AX, CX \
+	MOVQ AX, R8 \
+	BTRQ CX, R8
+
 // OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
 // WALKSTEPS (with the same parameters, pick one of OCCPICKBRANCH and
 // OCCPICKMERGED): the child the ray crosses for longest is cur
@@ -1218,9 +1302,9 @@ chosen:
 // 1-2% one at a time and 2-9% in batches (BenchmarkTrace*). A leaf with a triangle that hits sets
 // found and ends the walk (finished); with first (the walk of firstHit)
 // it commits its first candidate in slot order, as firstCandidate does.
-#define OCCLUDESTEPS(pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
+#define OCCLUDESTEPS(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
-	NODEBY(SLAB8SEG, gomust, pop) \
+	NODEBY(slab, gomust, pop) \
 	pick /* cur: the child crossed for longest; R8: the others */ \
 	MOVL    192(SI)(CX*4), R10 \
 	POPCNTQ R8, R9 /* without a branch: all eight refs */ \
@@ -1276,17 +1360,17 @@ leafout: \
 // lane is set up (RAYQUERY or RAYQUERYRAY): walkAVX2's steps or
 // occludeAVX2's (first read from the argument first) from the root,
 // leaves through FRAMELEAF, the status to status (RAYDONE).
-#define RAYCLOSEST(status) \
+#define RAYCLOSEST(slab, status) \
 	ENTRY(8, gomust, rleaf) \
-	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished) \
+	WALKSTEPS(slab, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
 	RAYDONE(status)
 
-#define RAYOCCLUDE(first, status) \
+#define RAYOCCLUDE(slab, pick, first, status) \
 	MOVB  first, AX \
 	MOVB  AX, 104(DI) \
 	ENTRY(4, gomust, rleaf) \
-	OCCLUDESTEPS(OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
+	OCCLUDESTEPS(slab, pick, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
 	RAYDONE(status)
 
@@ -1299,7 +1383,7 @@ TEXT ·walkAVX2(SB), NOSPLIT, $480-9
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, rleaf)
 
-	WALKSTEPS(PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty)
+	WALKSTEPS(SLAB8, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
 
@@ -1328,7 +1412,7 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
 	SETUP
 	ENTRY(4, out, rleaf)
 
-	OCCLUDESTEPS(OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
+	OCCLUDESTEPS(SLAB8SEG, OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
 
@@ -1353,8 +1437,8 @@ empty:
 // it from the root, in its own frame.
 TEXT ·rayWalkAVX2(SB), $1568-80
 	NO_LOCAL_POINTERS
-	RAYQUERY(56, h+64(FP))
-	RAYCLOSEST(status+72(FP))
+	RAYQUERY(RAYSTART, 56, h+64(FP))
+	RAYCLOSEST(SLAB8, status+72(FP))
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1362,8 +1446,8 @@ TEXT ·rayWalkAVX2(SB), $1568-80
 // triangle, which, with first, it commits into h (firstHit's walk).
 TEXT ·rayOccludeAVX2(SB), $1568-88
 	NO_LOCAL_POINTERS
-	RAYQUERY(120, h+72(FP))
-	RAYOCCLUDE(first+64(FP), status+80(FP))
+	RAYQUERY(RAYSTART, 120, h+72(FP))
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP))
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 //
@@ -1371,16 +1455,46 @@ TEXT ·rayOccludeAVX2(SB), $1568-88
 // (RAYQUERYRAY).
 TEXT ·rayIntersectAVX2(SB), $1568-64
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(56, h+48(FP))
-	RAYCLOSEST(status+56(FP))
+	RAYQUERYRAY(RAYSTART, 56, h+48(FP))
+	RAYCLOSEST(SLAB8, status+56(FP))
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
 // rayOccludeAVX2 for the Ray at r, as rayIntersectAVX2.
 TEXT ·rayOccludedAVX2(SB), $1568-72
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(120, h+56(FP))
-	RAYOCCLUDE(first+48(FP), status+64(FP))
+	RAYQUERYRAY(RAYSTART, 120, h+56(FP))
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP))
+
+// func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
+//
+// rayWalkAVX2 for rays whose inverse direction has infinite components
+// (a zero or tiny direction component), with SLAB8NAN's node test.
+TEXT ·rayWalkNaNAVX2(SB), $1568-80
+	NO_LOCAL_POINTERS
+	RAYQUERY(RAYSTARTNAN, 56, h+64(FP))
+	RAYCLOSEST(SLAB8NAN, status+72(FP))
+
+// func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+//
+// rayOccludeAVX2 as rayWalkNaNAVX2, taking each node's first child hit
+// first (OCCPICKFIRST).
+TEXT ·rayOccludeNaNAVX2(SB), $1568-88
+	NO_LOCAL_POINTERS
+	RAYQUERY(RAYSTARTNAN, 120, h+72(FP))
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP))
+
+// func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
+TEXT ·rayIntersectNaNAVX2(SB), $1568-64
+	NO_LOCAL_POINTERS
+	RAYQUERYRAY(RAYSTARTNAN, 56, h+48(FP))
+	RAYCLOSEST(SLAB8NAN, status+56(FP))
+
+// func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+TEXT ·rayOccludedNaNAVX2(SB), $1568-72
+	NO_LOCAL_POINTERS
+	RAYQUERYRAY(RAYSTARTNAN, 120, h+56(FP))
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP))
 
 // func batchWalkAVX2(q *batchQuery)
 //
@@ -1395,7 +1509,7 @@ TEXT ·batchWalkAVX2(SB), $8768-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
-	WALKSTEPS(PICKMERGED, yield, yield, yield, yield, NOP, lanego, lanedone)
+	WALKSTEPS(SLAB8, PICKMERGED, yield, yield, yield, yield, NOP, lanego, lanedone)
 	BATCHLANES(3)
 
 // func batchOccludeAVX2(q *batchQuery)
@@ -1409,7 +1523,7 @@ TEXT ·batchOccludeAVX2(SB), $8768-8
 	// A walk yields after a node, not after a pop: occlusion batches ran
 	// 1.05-1.06x faster so, closest-hit ones 0.85-0.99x (their popped
 	// entries are more often cold).
-	OCCLUDESTEPS(OCCPICKMERGED, yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
+	OCCLUDESTEPS(SLAB8SEG, OCCPICKMERGED, yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
 	BATCHLANES(2)
 
 // plusZero is added to a ray's origin and tMin: +0 to the origin, as

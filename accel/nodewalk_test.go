@@ -619,9 +619,11 @@ func TestWalksNamesTheWalkInUse(t *testing.T) {
 // TestRayAVX2MatchesWalk runs whole queries through rayWalkAVX2 and
 // rayOccludeAVX2 (queryAVX2: rays placed in the BLAS's object space, set
 // up in assembly) and compares every answer they give with the Go loop's (nodeWalkAsm and fusedAVX2 off) bit for bit: closest hit,
-// first hit and occlusion. Rays it leaves to Go (rayGoMust: a zero or tiny
-// direction component, an edge case) must come up, and so must hits and
-// misses in each mode.
+// first hit and occlusion. Rays with a zero or tiny direction component,
+// whose slab distances may be NaN, go to the NaN variants
+// (rayWalkNaNAVX2, rayOccludeNaNAVX2), whose answers the Go loop's
+// non-finite walks check. Rays it leaves to Go (rayGoMust: an edge case),
+// such rays answered, hits and misses must all come up in each mode.
 func TestRayAVX2MatchesWalk(t *testing.T) {
 	if !haveAVX2 || useSIMD {
 		t.Skip("the one-call queries run in the scalar amd64 build on AVX2 processors only")
@@ -630,9 +632,11 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 	nodeWalkAsm, fusedAVX2 = false, false
 	rng := rand.New(rand.NewPCG(51, 52))
 	f := math.Float32bits
+	leftToGo := 0
 	for name, sc := range nodeWalkScenes(t) {
 		b := sc.b
 		var status [3][3]int // [mode][result]
+		var nonFinite [3]int // [mode]
 		for _, ray := range nodeWalkRays(rng, sc.pos, 6000) {
 			if ray.TMin > ray.TMax || !rayUsable(&ray) {
 				continue
@@ -661,16 +665,21 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 					t.Fatalf("%s mode %d ray %+v: %+v, want %+v", name, mode, ray, got, want)
 				}
 				if !o.rb.finite && s != rayGoMust {
-					t.Fatalf("%s mode %d ray %+v: a ray whose slab distances may be NaN was not left to Go", name, mode, ray)
+					nonFinite[mode]++ // answered by the NaN walks (rayWalkNaNAVX2, rayOccludeNaNAVX2)
 				}
 			}
 		}
 		for mode, n := range status {
-			if n[rayMiss] < 300 || n[rayHit] < 1000 || n[rayGoMust] < 100 {
-				t.Errorf("%s mode %d: %d misses, %d hits, %d left to Go: too few of one to compare", name, mode, n[rayMiss], n[rayHit], n[rayGoMust])
+			if n[rayMiss] < 300 || n[rayHit] < 1000 || nonFinite[mode] < 300 {
+				t.Errorf("%s mode %d: %d misses, %d hits, %d with infinite inverse components answered: too few of one to compare",
+					name, mode, n[rayMiss], n[rayHit], nonFinite[mode])
 			}
+			leftToGo += n[rayGoMust]
 		}
-		t.Logf("%s: [miss hit go] closest %v, first %v, occlusion %v", name, status[0], status[1], status[2])
+		t.Logf("%s: [miss hit go] closest %v, first %v, occlusion %v; infinite inverse components answered %v", name, status[0], status[1], status[2], nonFinite)
+	}
+	if leftToGo < 100 { // the terrain's lattice rays: edge cases
+		t.Errorf("%d rays left to Go in all: too few to check that they come up", leftToGo)
 	}
 }
 
@@ -806,6 +815,13 @@ func checkedQuery(b *BLAS, r *Ray, mode int, h *fastHit) int {
 	return b.queryAVX2(&org, &dir, r.TMin, r.TMax, mode, h)
 }
 
+// inverseFinite reports whether 1/d is finite in every component, as the
+// assembly computes it (RAYINVFINITE).
+func inverseFinite(d vec.Vec3) bool {
+	fin := func(x float32) bool { return abs32(1/x) <= math.MaxFloat32 }
+	return fin(d.X) && fin(d.Y) && fin(d.Z)
+}
+
 // sameFastHit reports whether two hits are equal bit for bit.
 func sameFastHit(g, h *fastHit) bool {
 	f := math.Float32bits
@@ -844,6 +860,9 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 				for i, r := range rays[:n] {
 					var h fastHit
 					want := checkedQuery(b, &r, mode, &h)
+					if want != rayGoMust && !inverseFinite(r.Direction) {
+						want = rayGoMust // batches leave these to Go
+					}
 					got := int(res.status[i])
 					count[got]++
 					if got != want {
