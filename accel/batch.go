@@ -254,7 +254,8 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 type batchResults struct {
 	status []uint8
 	hits   []fastHit
-	rays   []Ray // rays placed in an instance's object space
+	rays   []Ray   // rays placed in an instance's object space
+	which  []int32 // walkNotFinite: the batch's rays it walks
 }
 
 var batchResultsPool = sync.Pool{New: func() any { return new(batchResults) }}
@@ -296,6 +297,7 @@ func (in *instance) intersectBatchAVX2(rays []Ray, flags RayFlags, hits []Hit, f
 	default:
 		batchWalkAVX2(&q)
 	}
+	res.walkNotFinite(&q, obj, false)
 	res.intersected(hits, found, func(i int) {
 		org, dir := obj[i].Origin, obj[i].Direction
 		if !q.placed {
@@ -356,9 +358,55 @@ func (res *batchResults) walkCoherent(q *batchQuery, alone func(i int)) {
 func (in *instance) occludedBatchAVX2(rays []Ray, occluded []bool, alone func(i int) bool) {
 	res := batchResultsPool.Get().(*batchResults)
 	defer batchResultsPool.Put(res)
-	q, _ := res.query(in, rays, false)
+	q, obj := res.query(in, rays, false)
 	batchOccludeAVX2(&q)
+	res.walkNotFinite(&q, obj, true)
 	res.occluded(occluded, alone)
+}
+
+// walkNotFinite walks the rays of q (rays, as the walks take them) that
+// its batch walks answered rayNotFinite, those whose inverse direction
+// has infinite components, in a batch of their own through the NaN walks
+// (batchWalkNaNAVX2, or batchOccludeNaNAVX2 for occlusion and first-hit
+// queries, q.first), and puts their answers in res: interleaved as the
+// others are, where each went to the one-call NaN query before
+// (BenchmarkHeightQueries' batches straight down 1.4x on the 100k
+// terrain, 1.9x on the 1M, three rounds alternated).
+func (res *batchResults) walkNotFinite(q *batchQuery, rays []Ray, occlusion bool) {
+	which := res.which[:0]
+	for i, s := range res.status {
+		if s == rayNotFinite {
+			which = append(which, int32(i))
+		}
+	}
+	res.which = which
+	if len(which) == 0 {
+		return
+	}
+	sub := batchResultsPool.Get().(*batchResults)
+	defer batchResultsPool.Put(sub)
+	n := len(which)
+	if cap(sub.rays) < n {
+		sub.rays = make([]Ray, n)
+	}
+	if cap(sub.status) < n {
+		sub.status, sub.hits = make([]uint8, n), make([]fastHit, n)
+	}
+	sub.rays, sub.status, sub.hits = sub.rays[:n], sub.status[:n], sub.hits[:n]
+	for k, i := range which {
+		sub.rays[k] = rays[i]
+	}
+	sq := *q
+	sq.rays, sq.n, sq.next, sq.steps = unsafe.SliceData(sub.rays), n, 0, 0
+	sq.status, sq.hits = unsafe.SliceData(sub.status), unsafe.SliceData(sub.hits)
+	if occlusion || q.first {
+		batchOccludeNaNAVX2(&sq)
+	} else {
+		batchWalkNaNAVX2(&sq)
+	}
+	for k, i := range which {
+		res.status[i], res.hits[i] = sub.status[k], sub.hits[k]
+	}
 }
 
 // occluded writes the answers of an occlusion batch to occluded, with
@@ -387,7 +435,7 @@ func (res *batchResults) intersected(hits []Hit, found []bool, hit func(i int), 
 		case rayHit:
 			hit(i)
 			found[i] = true
-		case rayGoMust:
+		case rayGoMust, rayNotFinite:
 			alone(i)
 		}
 	}

@@ -110,13 +110,14 @@ func occludeAVX2(w *fusedWalk) (more bool)
 const (
 	rayMiss   = 0 // no triangle hits
 	rayHit    = 1 // h holds the hit (closest, or the first committed)
-	rayGoMust = 2 // Go must walk: an edge case or a deep stack (in a batch, a ray rayNotFinite too)
+	rayGoMust = 2 // Go must walk: an edge case or a deep stack
 	// rayAnswered marks a batch's ray that Go has answered already
 	// (batchResults.walkCoherent); the walks never return it.
 	rayAnswered = 3
 	// rayNotFinite: the ray's inverse direction has an infinite component
 	// (a zero or tiny direction component), which the one-call queries
-	// leave to their NaN variants (rayWalkNaNAVX2 and the others).
+	// and the batches leave to their NaN variants (rayWalkNaNAVX2 and the
+	// others).
 	rayNotFinite = 4
 )
 
@@ -229,6 +230,18 @@ func batchWalkAVX2(q *batchQuery)
 //
 //go:noescape
 func batchOccludeAVX2(q *batchQuery)
+
+// batchWalkNaNAVX2 and batchOccludeNaNAVX2 are batchWalkAVX2 and
+// batchOccludeAVX2 for the rays those answer rayNotFinite, with the walks
+// of rayWalkNaNAVX2 and rayOccludeNaNAVX2: every answer is theirs bit for
+// bit (TestBatchAVX2MatchesRayAVX2). They must not take other rays, whose
+// occlusion walks take the child crossed for longest first.
+//
+//go:noescape
+func batchWalkNaNAVX2(q *batchQuery)
+
+//go:noescape
+func batchOccludeNaNAVX2(q *batchQuery)
 
 // slabTestAVX2 is slabTest with all eight children in one 256-bit test
 // (walkAVX2's): the same mask and entry distances up to the sign of a

@@ -715,7 +715,7 @@ resume: \
 // with none left, drops out. nextlane moves to the next lane with a ray,
 // in turn; the call returns when no lane has one, adding its steps to
 // q.steps.
-#define BATCHLANES(shift) \
+#define BATCHLANES(shift, setup) \
 yield: \
 	INCQ    BSTEPS(SP) \
 	MOVL    R10, 88(DI) \
@@ -759,7 +759,7 @@ take: \
 	VADDPS  plusZero<>(SB), X0, X0 /* identityPoint; tMin + -0 is tMin */ \
 placed: \
 	RAYCHECK(badray) \
-	RAYSETUP(badray) \
+	setup \
 	MOVQ    72(SI), AX \
 	LEAQ    (R11)(R11*4), CX \
 	LEAQ    (AX)(CX*4), AX   /* &hits[i]: fastHit is 20 bytes */ \
@@ -768,6 +768,10 @@ placed: \
 badray: \
 	MOVQ    64(SI), DX \
 	MOVB    $2, (DX)(R11*1) \
+	JMP     take \
+lanenotfinite: \
+	MOVQ    64(SI), DX \
+	MOVB    $4, (DX)(R11*1) \
 	JMP     take \
 idle: \
 	MOVQ    $-1, LRAY(DI) \
@@ -856,6 +860,31 @@ seek: \
 	MOVB         $0, FRAMED(DI) \
 	LOADNODE
 
+// LANESETUP and LANESETUPNAN are BATCHLANES' set-ups of a lane's ray:
+// RAYSETUP, with a ray whose inverse direction has an infinite component
+// (rayNotFinite) at lanenotfinite, and its NaN walks', as RAYSTARTNAN's,
+// with a zero direction at badray.
+#define LANESETUP \
+	RAYINV \
+	RAYINVFINITE(lanenotfinite) \
+	RAYPLACE
+
+#define LANESETUPNAN \
+	RAYINV \
+	DIRNONZERO(badray) \
+	RAYPLACE
+
+// DIRNONZERO goes on at bad when every component of the direction (X1,
+// X5 the magnitude mask of RAYINV) is zero. It clobbers X6, X7 and CX.
+#define DIRNONZERO(bad) \
+	VANDPS       X5, X1, X6 \
+	VXORPS       X7, X7, X7 \
+	VCMPPS       $0, X7, X6, X6 /* direction components of zero */ \
+	VMOVMSKPS    X6, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JEQ          bad
+
 // RAYSTARTNAN is RAYSTART for the walks of SLAB8NAN, which take a ray
 // whose inverse direction has infinite components as well, but not a
 // zero direction (rayUsable's last check, which RAYINVFINITE makes for
@@ -863,13 +892,7 @@ seek: \
 #define RAYSTARTNAN(limit, hp) \
 	LANEBASE(RLANE) \
 	RAYINV \
-	VANDPS       X5, X1, X6 \
-	VXORPS       X7, X7, X7 \
-	VCMPPS       $0, X7, X6, X6 /* direction components of zero */ \
-	VMOVMSKPS    X6, CX \
-	ANDL         $7, CX \
-	CMPL         CX, $7 \
-	JEQ          gomust \
+	DIRNONZERO(gomust) \
 	RAYPLACE \
 	LEAQ         wide+0(FP), SI \
 	LANECONSTS(limit) \
@@ -1510,7 +1533,7 @@ TEXT ·batchWalkAVX2(SB), $8768-8
 	BATCHINIT(56)
 	RESUME(8)
 	WALKSTEPS(SLAB8, PICKMERGED, yield, yield, yield, yield, NOP, lanego, lanedone)
-	BATCHLANES(3)
+	BATCHLANES(3, LANESETUP)
 
 // func batchOccludeAVX2(q *batchQuery)
 //
@@ -1524,7 +1547,30 @@ TEXT ·batchOccludeAVX2(SB), $8768-8
 	// 1.05-1.06x faster so, closest-hit ones 0.85-0.99x (their popped
 	// entries are more often cold).
 	OCCLUDESTEPS(SLAB8SEG, OCCPICKMERGED, yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
-	BATCHLANES(2)
+	BATCHLANES(2, LANESETUP)
+
+// func batchWalkNaNAVX2(q *batchQuery)
+//
+// batchWalkAVX2 for rays whose inverse direction has infinite components,
+// with rayWalkNaNAVX2's walks (SLAB8NAN); batchWalkAVX2 answers them
+// rayNotFinite.
+TEXT ·batchWalkNaNAVX2(SB), $8768-8
+	NO_LOCAL_POINTERS
+	BATCHINIT(56)
+	RESUME(8)
+	WALKSTEPS(SLAB8NAN, PICKMERGED, yield, yield, yield, yield, NOP, lanego, lanedone)
+	BATCHLANES(3, LANESETUPNAN)
+
+// func batchOccludeNaNAVX2(q *batchQuery)
+//
+// batchOccludeAVX2 with rayOccludeNaNAVX2's walks (SLAB8NAN,
+// OCCPICKFIRST).
+TEXT ·batchOccludeNaNAVX2(SB), $8768-8
+	NO_LOCAL_POINTERS
+	BATCHINIT(120)
+	RESUME(4)
+	OCCLUDESTEPS(SLAB8NAN, OCCPICKFIRST, yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
+	BATCHLANES(2, LANESETUPNAN)
 
 // plusZero is added to a ray's origin and tMin: +0 to the origin, as
 // identityPoint adds it, and -0 to tMin, which leaves it as it is.

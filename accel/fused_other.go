@@ -81,8 +81,10 @@ type batchQuery struct {
 	steps         int
 }
 
-func batchWalkAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }
-func batchOccludeAVX2(q *batchQuery) { panic("accel: no AVX2 walk on this architecture") }
+func batchWalkAVX2(q *batchQuery)       { panic("accel: no AVX2 walk on this architecture") }
+func batchOccludeAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }
+func batchWalkNaNAVX2(q *batchQuery)    { panic("accel: no AVX2 walk on this architecture") }
+func batchOccludeNaNAVX2(q *batchQuery) { panic("accel: no AVX2 walk on this architecture") }
 
 func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) uint {
 	panic("accel: no AVX2 slab test on this architecture")

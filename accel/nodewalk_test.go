@@ -829,11 +829,13 @@ func sameFastHit(g, h *fastHit) bool {
 }
 
 // TestBatchAVX2MatchesRayAVX2 runs whole batches through batchWalkAVX2
-// and batchOccludeAVX2 and checks each ray's result against queryAVX2 on the
-// same ray alone: the same status (miss, hit, or left to Go) and, for a
-// hit, the same hit bit for bit. Rays that are not rayUsable or have
-// TMin > TMax must be left to Go. Batch sizes below, at and above the
-// eight lanes check the lanes' refilling and draining.
+// and batchOccludeAVX2, and the rays they answer rayNotFinite (those with
+// infinite inverse components) through walkNotFinite's NaN batches, and
+// checks each ray's result against queryAVX2 on the same ray alone: the
+// same status (miss, hit, or left to Go) and, for a hit, the same hit bit
+// for bit. Rays that are not rayUsable or have TMin > TMax must be left
+// to Go. Batch sizes below, at and above the eight lanes check the lanes'
+// refilling and draining.
 func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 	if !haveAVX2 || useSIMD {
 		t.Skip("the assembly batch walks run in the scalar amd64 build on AVX2 processors only")
@@ -850,19 +852,33 @@ func TestBatchAVX2MatchesRayAVX2(t *testing.T) {
 		for _, n := range []int{0, 1, 7, 8, 9, len(rays)} {
 			for mode := rayClosest; mode <= rayOcclude; mode++ {
 				var res batchResults
-				q, _ := res.query(&b.self, rays[:n], mode == rayFirst)
+				q, obj := res.query(&b.self, rays[:n], mode == rayFirst)
 				if mode != rayClosest {
 					batchOccludeAVX2(&q) // firstHit's walks (mode rayFirst) too
 				} else {
 					batchWalkAVX2(&q)
 				}
+				// The rays with infinite inverse components, and only those
+				// that pass the checks, come back rayNotFinite; the NaN
+				// batch walks answer them.
+				notFinite := 0
+				for i, r := range rays[:n] {
+					usable := r.TMin <= r.TMax && rayUsable(&r) || r.Direction == (vec.Vec3{}) && r.Origin.IsFinite() && r.TMin <= r.TMax
+					if want := usable && !inverseFinite(r.Direction); (res.status[i] == rayNotFinite) != want {
+						t.Fatalf("%s n %d mode %d ray %d %+v: batch status %d; infinite inverse components %v", name, n, mode, i, r, res.status[i], want)
+					}
+					if res.status[i] == rayNotFinite {
+						notFinite++
+					}
+				}
+				if n == len(rays) && notFinite < 200 {
+					t.Errorf("%s mode %d: %d rays with infinite inverse components: too few to compare", name, mode, notFinite)
+				}
+				res.walkNotFinite(&q, obj, mode == rayOcclude)
 				var count [3]int
 				for i, r := range rays[:n] {
 					var h fastHit
 					want := checkedQuery(b, &r, mode, &h)
-					if want != rayGoMust && !inverseFinite(r.Direction) {
-						want = rayGoMust // batches leave these to Go
-					}
 					got := int(res.status[i])
 					count[got]++
 					if got != want {
