@@ -11,6 +11,7 @@
 //	go run -tags embree ./cmd/embreecmp -sizes 10k,100k
 //	go run -tags embree ./cmd/embreecmp -sizes 2m -scenes terrain
 //	go run -tags embree ./cmd/embreecmp -sizes '' -obj /usr/share/assimp/models/OBJ/WusonOBJ.obj
+//	go run -tags embree ./cmd/embreecmp -sizes '' -instances 1k,10k
 //
 // Rates are the best of -reps runs, each timed with time.Now around a whole
 // batch. Every tracer builds its scene first; then the tracers' runs
@@ -36,6 +37,13 @@
 // raypipe-fastbuild, raypipe-fasttrace (BuildPreferFastBuild and
 // BuildPreferFastTrace, traced ray by ray with Intersect/Occluded; with
 // "-batch", each chunk in one IntersectBatch/OccludedBatch call).
+//
+// With -instances, scenes of instances of one terrain (-instance-tris
+// triangles) are compared too: the terrain is built once per builder,
+// untimed, and the top level over the instances (raypipe's BuildTLAS,
+// Embree's scene of instance geometries) is what the build rows time, in
+// instances a second (see compareInstances); hits name the instance as
+// their geometry.
 //
 // Agreement is checked against the first tracer (embree-medium by default):
 // same primitive with t within 1e-5 relative, ties (another primitive at the
@@ -74,6 +82,8 @@ var (
 	flagThreads   = flag.Int("threads", runtime.GOMAXPROCS(0), "threads for the all-threads (NT) rows")
 	flagSeed      = flag.Uint64("seed", 1, "seed of meshes and rays")
 	flagCheck     = flag.Bool("check", true, "compare every tracer's answers with the first tracer's")
+	flagInstances = flag.String("instances", "", "comma-separated instance counts of top-level scenes to compare as well (k and m suffixes): instances of one terrain of -instance-tris triangles, placed at random")
+	flagInstTris  = flag.String("instance-tris", "10k", "triangles of the terrain the -instances scenes instance")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
@@ -116,6 +126,9 @@ type mesh struct {
 	name      string
 	positions []vec.Vec3
 	indices   []uint32
+	// instances, if not nil, makes the scene a top level of instances of
+	// the mesh, each placed by its transform (compareInstances).
+	instances []vec.Mat3x4
 }
 
 func run() error {
@@ -134,12 +147,12 @@ func run() error {
 			case "terrain":
 				meshes = append(meshes, func() (mesh, error) {
 					p, i := meshgen.Terrain(n, *flagSeed)
-					return mesh{"terrain-" + s, p, i}, nil
+					return mesh{"terrain-" + s, p, i, nil}, nil
 				})
 			case "soup":
 				meshes = append(meshes, func() (mesh, error) {
 					p, i := meshgen.Soup(n, *flagSeed)
-					return mesh{"soup-" + s, p, i}, nil
+					return mesh{"soup-" + s, p, i, nil}, nil
 				})
 			default:
 				return fmt.Errorf("unknown scene kind %q (want terrain or soup)", kind)
@@ -149,11 +162,27 @@ func run() error {
 	for _, path := range splitList(*flagOBJ) {
 		meshes = append(meshes, func() (mesh, error) {
 			p, i, err := loadOBJ(path)
-			return mesh{filepath.Base(path), p, i}, err
+			return mesh{filepath.Base(path), p, i, nil}, err
 		})
 	}
+	if insts := splitList(*flagInstances); len(insts) > 0 {
+		nt, err := parseSize(*flagInstTris)
+		if err != nil {
+			return err
+		}
+		for _, s := range insts {
+			n, err := parseSize(s)
+			if err != nil {
+				return err
+			}
+			meshes = append(meshes, func() (mesh, error) {
+				p, i := meshgen.Terrain(nt, *flagSeed)
+				return mesh{fmt.Sprintf("instances-%s of terrain-%s", s, *flagInstTris), p, i, placeInstances(n, *flagSeed)}, nil
+			})
+		}
+	}
 	if len(meshes) == 0 {
-		return fmt.Errorf("no scenes: give -sizes or -obj")
+		return fmt.Errorf("no scenes: give -sizes, -obj or -instances")
 	}
 	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, raypipe walks: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
 		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, accel.Walks(), *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
@@ -162,7 +191,11 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		if err := compare(m, tracers); err != nil {
+		compareScene := compare
+		if m.instances != nil {
+			compareScene = compareInstances
+		}
+		if err := compareScene(m, tracers); err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 	}

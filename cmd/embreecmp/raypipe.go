@@ -5,6 +5,7 @@ package main
 import (
 	"math"
 	"sync"
+	"time"
 
 	"github.com/raypipe/raypipe/accel"
 	"github.com/raypipe/raypipe/internal/embree"
@@ -46,6 +47,99 @@ func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, err
 }
 
 func (t raypipeTracer) Close() {}
+
+func (t raypipeTracer) Bottom(positions []vec.Vec3, indices []uint32) (bottom, error) {
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags)
+	if err != nil {
+		return nil, err
+	}
+	return raypipeBottom{blas}, nil
+}
+
+// raypipeBottom is a BLAS for Top; the garbage collector frees it.
+type raypipeBottom struct{ blas *accel.BLAS }
+
+func (raypipeBottom) Close() {}
+
+// Top builds the TLAS (with the tracer's build flags) from instance
+// descriptions, as BuildRaytracingAccelerationStructure takes them: the
+// whole call is the top level's build.
+func (t raypipeTracer) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Duration, error) {
+	start := time.Now()
+	insts := make([]accel.Instance, len(transforms))
+	blas := bot.(raypipeBottom).blas
+	for i, m := range transforms {
+		insts[i] = accel.Instance{Transform: m, InstanceID: uint32(i), InstanceMask: 0xff, BLAS: blas}
+	}
+	tlas, err := accel.BuildTLAS(insts, t.flags)
+	d := time.Since(start)
+	if err != nil {
+		return nil, 0, err
+	}
+	if t.batch {
+		return raypipeTLASBatch{tlas}, d, nil
+	}
+	return raypipeTLAS{tlas}, d, nil
+}
+
+// raypipeTLAS traces a TLAS ray by ray; hits report the instance's index
+// as their GeomID, as Embree's scenes of instances do.
+type raypipeTLAS struct{ tlas *accel.TLAS }
+
+func (s raypipeTLAS) Intersect(rays []raygen.Ray, hits []hit) {
+	var h accel.Hit
+	for i, r := range rays {
+		ar := toAccel(r)
+		if !s.tlas.IntersectTo(&ar, 0, 0xff, &h) {
+			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
+			continue
+		}
+		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.InstanceIndex, U: h.U, V: h.V}
+	}
+}
+
+func (s raypipeTLAS) Occluded(rays []raygen.Ray, out []bool) {
+	for i, r := range rays {
+		out[i] = s.tlas.Occluded(toAccel(r), 0, 0xff)
+	}
+}
+
+func (s raypipeTLAS) Close() {}
+
+// raypipeTLASBatch is raypipeTLAS through IntersectBatch and
+// OccludedBatch, a chunk per call.
+type raypipeTLASBatch struct{ tlas *accel.TLAS }
+
+func (s raypipeTLASBatch) Intersect(rays []raygen.Ray, hits []hit) {
+	buf := getBuffers(len(rays))
+	defer batchPool.Put(buf)
+	for i, r := range rays {
+		buf.rays[i] = toAccel(r)
+	}
+	if err := s.tlas.IntersectBatch(buf.rays, 0, 0xff, buf.hits, buf.found); err != nil {
+		panic(err) // the slices are made to size above
+	}
+	for i, h := range buf.hits {
+		if !buf.found[i] {
+			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
+			continue
+		}
+		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.InstanceIndex, U: h.U, V: h.V}
+	}
+}
+
+func (s raypipeTLASBatch) Occluded(rays []raygen.Ray, out []bool) {
+	buf := getBuffers(len(rays))
+	defer batchPool.Put(buf)
+	for i, r := range rays {
+		buf.rays[i] = toAccel(r)
+	}
+	if err := s.tlas.OccludedBatch(buf.rays, 0, 0xff, out); err != nil {
+		panic(err)
+	}
+}
+
+func (s raypipeTLASBatch) Close() {}
 
 // raypipeScene traces a BLAS ray by ray.
 type raypipeScene struct {

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/raypipe/raypipe/internal/embree"
 	"github.com/raypipe/raypipe/internal/raygen"
 	"github.com/raypipe/raypipe/vec"
@@ -27,9 +29,21 @@ type builder interface {
 	// Build builds the triangle list (triangle i is
 	// positions[indices[3i+k]]).
 	Build(positions []vec.Vec3, indices []uint32) (scene, error)
+	// Bottom builds the mesh that Top instances (untimed: the -instances
+	// scenes time the top level alone).
+	Bottom(positions []vec.Vec3, indices []uint32) (bottom, error)
+	// Top builds a scene of instances of b, instance i placed by
+	// transforms[i] (object to world, row-major), from the instances'
+	// descriptions; commit is how long the top-level BVH's build itself
+	// took where the builder can tell it apart (Embree's rtcCommitScene,
+	// after it made an instance geometry of each), else the whole of Top.
+	Top(b bottom, transforms []vec.Mat3x4) (sc scene, commit time.Duration, err error)
 	// Close releases the builder; scenes it built stay valid.
 	Close()
 }
+
+// bottom is a builder's bottom level, for Top.
+type bottom interface{ Close() }
 
 // scene is a built acceleration structure. Intersect and Occluded trace a
 // batch on the calling goroutine; they may run concurrently on disjoint
@@ -83,6 +97,21 @@ func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, err
 }
 
 // embreeStream traces an Embree scene through the stream API.
+func (b embreeBuilder) Bottom(positions []vec.Vec3, indices []uint32) (bottom, error) {
+	return b.dev.BuildTriangles(positions, indices, b.quality)
+}
+
+func (b embreeBuilder) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Duration, error) {
+	s, commit, err := b.dev.BuildInstances(bot.(*embree.Scene), transforms, b.quality)
+	if err != nil {
+		return nil, 0, err
+	}
+	if b.stream {
+		return embreeStream{s}, commit, nil
+	}
+	return s, commit, nil
+}
+
 type embreeStream struct{ *embree.Scene }
 
 func (s embreeStream) Intersect(rays []raygen.Ray, hits []hit) { s.IntersectStream(rays, hits) }

@@ -9,6 +9,7 @@ package embree
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 // rp_ray and rp_hit mirror raygen.Ray and embree.Hit.
 typedef struct { float ox, oy, oz, tmin, dx, dy, dz, tmax; } rp_ray;
@@ -68,6 +69,38 @@ static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
 	return scene;
 }
 
+// rp_geom is the geometry ID a hit reports: the instance's in a scene of
+// instances (rp_build_instances), else the triangle geometry's.
+static unsigned int rp_geom(const struct RTCHit *h) {
+	return h->instID[0] != RTC_INVALID_GEOMETRY_ID ? h->instID[0] : h->geomID;
+}
+
+// rp_build_instances makes a committed scene of n instances of the
+// committed scene bottom, instance i (geometry ID i) placed by the
+// row-major 3x4 matrix at xf+12i. It returns the time rtcCommitScene
+// took, in seconds, in *commit.
+static RTCScene rp_build_instances(rp_device *d, RTCScene bottom, const float *xf, unsigned int n,
+		enum RTCBuildQuality q, double *commit) {
+	RTCScene scene = rtcNewScene(d->dev);
+	if (!scene) return NULL;
+	rtcSetSceneBuildQuality(scene, q);
+	for (unsigned int i = 0; i < n; i++) {
+		RTCGeometry g = rtcNewGeometry(d->dev, RTC_GEOMETRY_TYPE_INSTANCE);
+		if (!g) { rtcReleaseScene(scene); return NULL; }
+		rtcSetGeometryInstancedScene(g, bottom);
+		rtcSetGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_ROW_MAJOR, xf + 12*(size_t)i);
+		rtcCommitGeometry(g);
+		rtcAttachGeometryByID(scene, g, i);
+		rtcReleaseGeometry(g);
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rtcCommitScene(scene);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*commit = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	return scene;
+}
+
 static void rp_intersect(RTCScene scene, const rp_ray *rays, rp_hit *hits, size_t n) {
 	struct RTCIntersectContext ctx;
 	rtcInitIntersectContext(&ctx);
@@ -94,7 +127,7 @@ static void rp_intersect(RTCScene scene, const rp_ray *rays, rp_hit *hits, size_
 		} else {
 			h->t = rh.ray.tfar;
 			h->prim = rh.hit.primID;
-			h->geom = rh.hit.geomID;
+			h->geom = rp_geom(&rh.hit);
 			h->u = rh.hit.u;
 			h->v = rh.hit.v;
 		}
@@ -155,7 +188,7 @@ static int rp_intersect_stream(RTCScene scene, const rp_ray *rays, rp_hit *hits,
 		} else {
 			h->t = q->ray.tfar;
 			h->prim = q->hit.primID;
-			h->geom = q->hit.geomID;
+			h->geom = rp_geom(&q->hit);
 			h->u = q->hit.u;
 			h->v = q->hit.v;
 		}
@@ -200,6 +233,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/raypipe/raypipe/internal/raygen"
@@ -243,8 +277,9 @@ func (q Quality) rtc() (C.enum_RTCBuildQuality, error) {
 }
 
 // Hit is the closest hit of a ray: distance T along the ray (+Inf on a
-// miss), the triangle PrimID and geometry GeomID (both InvalidID on a miss),
-// and the barycentrics U, V of vertices 1 and 2.
+// miss), the triangle PrimID and geometry GeomID (both InvalidID on a miss;
+// in a scene of instances, GeomID is the instance's), and the barycentrics
+// U, V of vertices 1 and 2.
 type Hit struct {
 	T      float32
 	PrimID uint32
@@ -267,6 +302,8 @@ var (
 	_ [C.sizeof_rp_hit - unsafe.Sizeof(Hit{})]struct{}
 	_ [unsafe.Sizeof(vec.Vec3{}) - 12]struct{}
 	_ [12 - unsafe.Sizeof(vec.Vec3{})]struct{}
+	_ [unsafe.Sizeof(vec.Mat3x4{}) - 48]struct{}
+	_ [48 - unsafe.Sizeof(vec.Mat3x4{})]struct{}
 )
 
 // Error is an error reported by Embree.
@@ -418,6 +455,50 @@ func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality 
 	d.scenes++
 	d.mu.Unlock()
 	return &Scene{s: s, ntri: ntri, dev: d}, nil
+}
+
+// BuildInstances builds a scene of instances of bottom, a scene built on
+// the same device: instance i (geometry ID i, which hits report as their
+// GeomID) placed by transforms[i], row-major object to world as
+// D3D12_RAYTRACING_INSTANCE_DESC's. It returns the scene and the time
+// its rtcCommitScene took (the top-level BVH's build, without the
+// instances' geometry objects made before it).
+func (d *Device) BuildInstances(bottom *Scene, transforms []vec.Mat3x4, quality Quality) (*Scene, time.Duration, error) {
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return nil, 0, errors.New("embree: device is closed")
+	}
+	if bottom == nil || bottom.s == nil || bottom.dev != d {
+		return nil, 0, errors.New("embree: the instanced scene must be open and built on the same device")
+	}
+	if len(transforms) > math.MaxUint32-1 {
+		return nil, 0, errors.New("embree: too many instances")
+	}
+	q, err := quality.rtc()
+	if err != nil {
+		return nil, 0, err
+	}
+	var xf *C.float
+	if len(transforms) > 0 {
+		xf = (*C.float)(unsafe.Pointer(&transforms[0]))
+	}
+	var commit C.double
+	s := C.rp_build_instances(d.d, bottom.s, xf, C.uint(len(transforms)), q, &commit)
+	if err := d.err(); err != nil {
+		if s != nil {
+			C.rtcReleaseScene(s)
+		}
+		return nil, 0, err
+	}
+	if s == nil {
+		return nil, 0, errors.New("embree: scene creation failed")
+	}
+	d.mu.Lock()
+	d.scenes++
+	d.mu.Unlock()
+	return &Scene{s: s, ntri: bottom.ntri * len(transforms), dev: d}, time.Duration(float64(commit) * 1e9), nil
 }
 
 // Triangles returns the number of triangles in s.

@@ -297,3 +297,85 @@ func TestDeviceOutlivesItsScenes(t *testing.T) {
 	b.Close() // a second Close is a no-op
 	dev.Close()
 }
+
+// TestInstancesMatchFlattenedOracle builds a scene of instances of a
+// small terrain, rotated, scaled and moved, and checks its hits against
+// the brute-force oracle on the flattened world mesh (every instance's
+// triangles mapped to world space): the same t, the instance as GeomID
+// and the triangle as PrimID (the flattened triangle's index is instance
+// times triangles plus triangle), ties and edges as in
+// TestIntersectMatchesOracle.
+func TestInstancesMatchFlattenedOracle(t *testing.T) {
+	dev, err := NewDevice(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	pos, idx := meshgen.Terrain(300, 5)
+	bottom, err := dev.BuildTriangles(pos, idx, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bottom.Close()
+	xfs := []vec.Mat3x4{
+		{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}},
+		{{0, -0.5, 0, 1.5}, {0.5, 0, 0, 0.2}, {0, 0, 0.5, -0.3}},
+		{{0.7, 0, 0.7, -1.2}, {0, 1, 0, 0.5}, {-0.7, 0, 0.7, 0.4}},
+	}
+	sc, commit, err := dev.BuildInstances(bottom, xfs, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if commit <= 0 {
+		t.Errorf("commit time %v", commit)
+	}
+	var wpos []vec.Vec3
+	var widx []uint32
+	for _, m := range xfs {
+		base := uint32(len(wpos))
+		for _, p := range pos {
+			wpos = append(wpos, m.TransformPoint(p))
+		}
+		for _, i := range idx {
+			widx = append(widx, base+i)
+		}
+	}
+	ntri := len(idx) / 3
+	b := raygen.BoundsOf(wpos)
+	rays := append(raygen.Incoherent(b, 3000, 7), raygen.Primary(b, 40, 30)...)
+	hits := make([]Hit, len(rays))
+	sc.Intersect(rays, hits)
+	nhit := 0
+	for k, r := range rays {
+		want, got := oracle(wpos, widx, r), hits[k]
+		if math.IsInf(want.t, 1) != got.Miss() {
+			if !got.Miss() || want.margin > 1e-5 {
+				t.Errorf("ray %d: embree %+v, oracle %+v", k, got, want)
+			}
+			continue
+		}
+		if got.Miss() {
+			continue
+		}
+		nhit++
+		if !relClose(float64(got.T), want.t, 1e-4) {
+			t.Errorf("ray %d: embree t %g, oracle t %g", k, got.T, want.t)
+		}
+		flat := int(got.GeomID)*ntri + int(got.PrimID)
+		if int(got.GeomID) >= len(xfs) || int(got.PrimID) >= ntri {
+			t.Errorf("ray %d: instance %d triangle %d out of range", k, got.GeomID, got.PrimID)
+			continue
+		}
+		if flat != want.prim {
+			tt, _, _, ok := triHit(r, wpos[widx[3*flat]], wpos[widx[3*flat+1]], wpos[widx[3*flat+2]])
+			if !ok || !relClose(tt, want.t, 1e-4) {
+				t.Errorf("ray %d: embree instance %d triangle %d, oracle flattened triangle %d", k, got.GeomID, got.PrimID, want.prim)
+			}
+		}
+	}
+	if nhit < len(rays)/5 {
+		t.Errorf("only %d of %d rays hit", nhit, len(rays))
+	}
+	t.Logf("%d rays, %d hits; commit %v", len(rays), nhit, commit)
+}

@@ -1,0 +1,196 @@
+//go:build embree
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// placeInstances returns n placements: each a rotation about a random
+// axis, scaled by 1/cbrt(n) so that the instances fill about the same
+// volume whatever their count, moved to a random point of [-1,1]^3.
+func placeInstances(n int, seed uint64) []vec.Mat3x4 {
+	rng := rand.New(rand.NewPCG(seed, 0x1457))
+	scale := 1 / math.Cbrt(float64(n))
+	out := make([]vec.Mat3x4, n)
+	u := func() float64 { return rng.Float64()*2 - 1 }
+	for i := range out {
+		ax, ay, az := u(), u(), u()
+		l := math.Sqrt(ax*ax + ay*ay + az*az)
+		if l < 1e-3 {
+			ax, ay, az, l = 0, 1, 0, 1
+		}
+		x, y, z := ax/l, ay/l, az/l
+		a := rng.Float64() * 2 * math.Pi
+		s, c := math.Sin(a), math.Cos(a)
+		r := [3][3]float64{ // Rodrigues' rotation
+			{c + x*x*(1-c), x*y*(1-c) - z*s, x*z*(1-c) + y*s},
+			{y*x*(1-c) + z*s, c + y*y*(1-c), y*z*(1-c) - x*s},
+			{z*x*(1-c) - y*s, z*y*(1-c) + x*s, c + z*z*(1-c)},
+		}
+		for row := range 3 {
+			for col := range 3 {
+				out[i][row][col] = float32(r[row][col] * scale)
+			}
+		}
+		out[i][0][3], out[i][1][3], out[i][2][3] = float32(u()), float32(u()), float32(u())
+	}
+	return out
+}
+
+// instanceBounds returns the world box of the instances of a mesh with
+// object-space box b: the box of its corners, placed.
+func instanceBounds(b raygen.Bounds, transforms []vec.Mat3x4) raygen.Bounds {
+	inf := float32(math.Inf(1))
+	w := raygen.Bounds{Min: vec.V3(inf, inf, inf), Max: vec.V3(-inf, -inf, -inf)}
+	for _, m := range transforms {
+		for k := range 8 {
+			c := b.Min
+			if k&1 != 0 {
+				c.X = b.Max.X
+			}
+			if k&2 != 0 {
+				c.Y = b.Max.Y
+			}
+			if k&4 != 0 {
+				c.Z = b.Max.Z
+			}
+			p := m.TransformPoint(c)
+			w.Min, w.Max = w.Min.Min(p), w.Max.Max(p)
+		}
+	}
+	return w
+}
+
+// instanceShadowRays returns n shadow rays as raygen.Shadow makes them,
+// from points on the placed triangles: n triangles drawn at random
+// (instance and triangle uniform), placed in world space, are the mesh
+// raygen.Shadow draws from.
+func instanceShadowRays(m mesh, b raygen.Bounds, n int, seed uint64) []raygen.Ray {
+	rng := rand.New(rand.NewPCG(seed, 0x5ad0))
+	ntri := len(m.indices) / 3
+	pos := make([]vec.Vec3, 0, 3*n)
+	idx := make([]uint32, 0, 3*n)
+	for range n {
+		xf := &m.instances[rng.IntN(len(m.instances))]
+		t := rng.IntN(ntri)
+		for k := range 3 {
+			idx = append(idx, uint32(len(pos)))
+			pos = append(pos, xf.TransformPoint(m.positions[m.indices[3*t+k]]))
+		}
+	}
+	return raygen.Shadow(pos, idx, b, n, seed)
+}
+
+// compareInstances is compare for a scene of instances: every tracer
+// builds the mesh once (untimed) and then the top level over the
+// instances, which is timed -build-reps times, and traces primary, shadow
+// and incoherent rays through it. Build rows count instances a second:
+// "top build" times the whole call from the instances' descriptions
+// (raypipe's BuildTLAS; Embree's new scene with an instance geometry per
+// instance, then rtcCommitScene), "top commit" Embree's rtcCommitScene
+// alone (a program that moves its instances keeps their geometries and
+// commits again; raypipe's row repeats its whole build). Hits name the
+// instance as their geometry.
+func compareInstances(m mesh, tracers []tracer) error {
+	n := len(m.instances)
+	b := instanceBounds(raygen.BoundsOf(m.positions), m.instances)
+	fmt.Printf("\n== %s: %d instances of %d triangles\n", m.name, n, len(m.indices)/3)
+	kinds := []rayKind{
+		{name: "primary", rays: raygen.Primary(b, *flagRes, *flagRes)},
+		{name: "shadow", rays: instanceShadowRays(m, b, *flagRays, *flagSeed), occluded: true},
+		{name: "incoherent", rays: raygen.Incoherent(b, *flagRays, *flagSeed)},
+	}
+	nt := *flagThreads
+	rows := []string{"top build 1T Minst/s", fmt.Sprintf("top build %dT Minst/s", nt), "top commit 1T Minst/s", fmt.Sprintf("top commit %dT Minst/s", nt)}
+	for _, k := range kinds {
+		rows = append(rows, k.name+" 1T Mrays/s", fmt.Sprintf("%s %dT Mrays/s", k.name, nt))
+	}
+	results := make([]result, len(tracers))
+	scenes := make([]scene, 0, len(tracers))
+	defer func() {
+		for _, sc := range scenes {
+			sc.Close()
+		}
+	}()
+	for ti, t := range tracers {
+		res := result{}
+		results[ti] = res
+		for ri, threads := range []int{1, 0} {
+			d, commit, sc, err := bestTopBuild(t, m, threads)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.Name(), err)
+			}
+			res[rows[ri]] = float64(n) / d.Seconds() / 1e6
+			res[rows[2+ri]] = float64(n) / commit.Seconds() / 1e6
+			if threads == 1 {
+				sc.Close()
+			} else {
+				scenes = append(scenes, sc)
+			}
+		}
+	}
+	answers := make([]kindAnswers, len(kinds))
+	for ki, k := range kinds {
+		answers[ki] = newKindAnswers(k, len(tracers))
+		for ri, workers := range []int{1, nt} {
+			best := bestTraces(k, scenes, answers[ki], workers)
+			for ti, d := range best {
+				results[ti][rows[4+2*ki+ri]] = float64(len(k.rays)) / d.Seconds() / 1e6
+			}
+		}
+	}
+	printTable(rows, tracers, results)
+	if *flagCheck {
+		fmt.Println("agreement (same: same instance and primitive, t within 1e-5 relative to max(t, origin scale); ties: another primitive at the same t):")
+		for _, c := range agreementLines(kinds, tracers, answers) {
+			fmt.Println(c)
+		}
+	}
+	return nil
+}
+
+// bestTopBuild is bestBuild for compareInstances: the builder builds the
+// mesh once, untimed, then the top level -build-reps times; it returns
+// the best time of the whole call and the best commit time (see
+// builder.Top), and the last scene, whose bottom level the builder's
+// device keeps.
+func bestTopBuild(t tracer, m mesh, threads int) (build, commit time.Duration, sc scene, err error) {
+	if threads == 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	b, err := t.Builder(threads)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer b.Close()
+	bot, err := b.Bottom(m.positions, m.indices)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer bot.Close() // the top levels hold their own references
+	build, commit = time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for r := 0; r < max(1, *flagBuildReps); r++ {
+		if sc != nil {
+			sc.Close()
+			sc = nil
+		}
+		runtime.GC() // as in bestBuild
+		start := time.Now()
+		var c time.Duration
+		sc, c, err = b.Top(bot, m.instances)
+		d := time.Since(start)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		build, commit = min(build, d), min(commit, c)
+	}
+	return build, commit, sc, nil
+}
