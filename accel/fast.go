@@ -854,6 +854,9 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32, f *firstFound) (hi
 	if _, ok := world.hit(&t.nodes[0].bounds, r.TMin, r.TMax); !ok {
 		return false, true
 	}
+	if world.finite && t.topAVX2() {
+		return t.occludedTopAVX2(r, &world, mask, stack, f)
+	}
 	sp := 0
 	cur := uint32(0)
 	for {
@@ -885,6 +888,50 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32, f *firstFound) (hi
 					f.idx, f.org, f.dir = t.order[leaf], org, dir
 					return true, true
 				}
+			}
+		}
+		if sp == 0 {
+			return false, true
+		}
+		sp--
+		cur = stack[sp]
+	}
+}
+
+// occludedTopAVX2 is occludedOn's walk for a finite world ray where the
+// AVX2 walks run: occludeAVX2 takes the top level's nodes (the child
+// crossed for longest first, the others pushed last slot first, as
+// occludedOn takes them) and hands every leaf, an instance, back to the
+// loop here, which enters it and pops as occludedOn does.
+func (t *TLAS) occludedTopAVX2(r *Ray, world *rayBox, mask uint8, stack []uint32, f *firstFound) (hit, done bool) {
+	fw := fusedWalk{
+		blasArrays: blasArrays{wide: unsafe.Pointer(unsafe.SliceData(t.wide)), nwide: len(t.wide)},
+		slab:       &world.slab, stack: unsafe.Pointer(unsafe.SliceData(stack)), limit: len(stack) - wideWidth,
+		tMin: r.TMin, tMax: r.TMax, compress: &compressSlots,
+	}
+	cur, sp := uint32(0), 0
+	for {
+		if !isLeafRef(cur) {
+			fw.cur, fw.sp = stackEntry{node: cur}, sp
+			if !occludeAVX2(&fw) {
+				return false, true
+			}
+			cur, sp = fw.cur.node, fw.sp
+			if !isLeafRef(cur) {
+				return false, false // a node past the stack's limit
+			}
+		}
+		leaf, _ := leafRange(cur)
+		in := &t.instances[t.order[leaf]]
+		if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
+			org, dir := in.place(r)
+			if f == nil {
+				if in.blas.occludesPlaced(&org, &dir, r.TMin, r.TMax) {
+					return true, true
+				}
+			} else if tMax := r.TMax; in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, true, &f.h) {
+				f.idx, f.org, f.dir = t.order[leaf], org, dir
+				return true, true
 			}
 		}
 		if sp == 0 {

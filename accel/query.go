@@ -1,6 +1,10 @@
 package accel
 
-import "github.com/raypipe/raypipe/vec"
+import (
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
+)
 
 // The plain queries are for users who only cast rays: every candidate
 // triangle is accepted (as if any-hit always accepted), and procedural
@@ -67,6 +71,14 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 	// deep enough to outgrow it (millions of instances) takes the
 	// Traversal path instead, which gives the same hits.
 	var stack [smallStack]stackEntry
+	if world.finite && t.topAVX2() {
+		if ok, done := t.intersectTopAVX2(r, &world, m8, flags, stack[:], out); done {
+			return ok
+		}
+		var ok bool
+		*out, ok = t.traceDeep(*r, flags, m8)
+		return ok
+	}
 	stack[0] = stackEntry{0, r.TMin}
 	sp := 1
 	tMax := r.TMax
@@ -107,6 +119,76 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 	}
 	setHit(out, &t.instances[bestIdx], bestIdx, &bestOrg, &bestDir, &h, flags)
 	return true
+}
+
+// topAVX2 reports whether t's top level is walked by the AVX2 walks
+// (intersectTopAVX2, occludedTopAVX2): where they run, on top levels of
+// more than topAVX2Min wide nodes. Each instance the walk enters costs
+// a return to Go and a call back, which on a top level of two levels
+// (BenchmarkTraceInstances: 64 instances, 12 wide nodes) made shadow
+// rays 0.985x, where top levels of 1k and 10k instances (185 and about
+// 1.8k wide nodes) ran 1.03-1.08x (embreecmp -instances, three runs
+// alternated).
+func (t *TLAS) topAVX2() bool { return fusedAVX2 && !useSIMD && len(t.wide) > topAVX2Min }
+
+// topAVX2Min is the least wide-node count of a top level the AVX2 walks take.
+const topAVX2Min = 16
+
+// intersectTopAVX2 is IntersectTo's walk for a finite world ray where the
+// AVX2 walks run: walkAVX2 takes the top level's nodes (a fusedWalk with
+// no triangle test hands every leaf, an instance, back), in the order of
+// the Go loop's pushChildren, and the loop here enters the instances it
+// is handed and pops, as the Go loop does, so that the hits are the
+// same. It reports done false, without an answer, where the walk would
+// outgrow stack. (The 10k-instance scenes of embreecmp -instances spent
+// about half of their time in the Go loop's node steps and placing.)
+func (t *TLAS) intersectTopAVX2(r *Ray, world *rayBox, m8 uint8, flags RayFlags, stack []stackEntry, out *Hit) (ok, done bool) {
+	fw := fusedWalk{
+		blasArrays: blasArrays{wide: unsafe.Pointer(unsafe.SliceData(t.wide)), nwide: len(t.wide)},
+		slab:       &world.slab, stack: unsafe.Pointer(unsafe.SliceData(stack)), limit: len(stack) - wideWidth,
+		tMin: r.TMin, compress: &compressSlots,
+	}
+	var bestOrg, bestDir vec.Vec3
+	var h fastHit
+	bestIdx := ^uint32(0)
+	cur, sp, tMax := stackEntry{0, r.TMin}, 0, r.TMax
+walk:
+	for {
+		if !isLeafRef(cur.node) {
+			fw.cur, fw.sp, fw.tMax = cur, sp, tMax
+			if !walkAVX2(&fw) {
+				break
+			}
+			cur, sp = fw.cur, fw.sp
+			if !isLeafRef(cur.node) {
+				return false, false // a node past the stack's limit
+			}
+		}
+		leaf, _ := leafRange(cur.node)
+		idx := t.order[leaf]
+		in := &t.instances[idx]
+		if in.mask&m8 != 0 && in.blas.typ == GeometryTriangles {
+			org, dir := in.place(r)
+			if in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, false, &h) {
+				bestOrg, bestDir, bestIdx = org, dir, idx
+			}
+		}
+		for {
+			if sp == 0 {
+				break walk
+			}
+			sp--
+			if cur = stack[sp]; cur.near <= tMax {
+				break
+			}
+		}
+	}
+	if bestIdx == ^uint32(0) {
+		*out = Hit{}
+		return false, true
+	}
+	setHit(out, &t.instances[bestIdx], bestIdx, &bestOrg, &bestDir, &h, flags)
+	return true, true
 }
 
 // intersectSlow is Intersect through a Traversal, kept out of line so that

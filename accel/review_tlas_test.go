@@ -253,3 +253,62 @@ func TestTLASSoleInstanceMatchesTraversal(t *testing.T) {
 		t.Fatalf("updated: only %d hits", h)
 	}
 }
+
+// TestTLASTopLevelAVX2MatchesTraversal checks the AVX2 top-level walks
+// (intersectTopAVX2, occludedTopAVX2: walkAVX2 and occludeAVX2 over the
+// instances, each leaf handed back to enter its instance) on a top level
+// of 3000 instances against the Traversal, and on short stacks, where
+// they must either give the same answers or report that they outgrew the
+// stack (done false) for the callers' deep paths.
+func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
+	if !fusedAVX2 || useSIMD {
+		t.Skip("the AVX2 top-level walks run in the scalar amd64 build on AVX2 processors only")
+	}
+	rng := rand.New(rand.NewPCG(91, 92))
+	pos, idx := randomSoup(rng, 300, 0.3)
+	bl := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, 0)
+	var insts []Instance
+	for i := range 3000 {
+		xf := randomRotation(rng)
+		for r := range xf {
+			for c := range 3 {
+				xf[r][c] *= 0.08
+			}
+		}
+		insts = append(insts, Instance{Transform: xf, InstanceMask: uint8(1 << (i % 8)), BLAS: bl})
+	}
+	tl := mustTLAS(t, insts, 0)
+	if !tl.topAVX2() {
+		t.Fatalf("a top level of %d wide nodes is not walked by the AVX2 walks", len(tl.wide))
+	}
+	rays := reviewRays(rng, 600, 2)
+	if h := checkTLASQueries(t, "3000 instances", tl, rays); h < 100 {
+		t.Errorf("only %d hits", h)
+	}
+	outgrew := 0
+	for i, r := range rays {
+		var world rayBox
+		world.setup(r.Origin, r.Direction)
+		if !world.finite || r.TMin > r.TMax || !rayUsable(&r) {
+			continue
+		}
+		want, wok := tl.Intersect(r, 0, 0xff)
+		wocc := tl.Occluded(r, 0, 0xff)
+		for _, size := range []int{wideWidth + 1, wideWidth + 4, 2 * wideWidth} {
+			var got Hit
+			if ok, done := tl.intersectTopAVX2(&r, &world, 0xff, RayFlagSkipProceduralPrimitives, make([]stackEntry, size), &got); !done {
+				outgrew++
+			} else if ok != wok || got != want {
+				t.Fatalf("ray %d stack %d: %v %+v, want %v %+v", i, size, ok, got, wok, want)
+			}
+			if occ, done := tl.occludedTopAVX2(&r, &world, 0xff, make([]uint32, size), nil); !done {
+				outgrew++
+			} else if occ != wocc {
+				t.Fatalf("ray %d stack %d: occluded %v, want %v", i, size, occ, wocc)
+			}
+		}
+	}
+	if outgrew == 0 {
+		t.Errorf("no walk outgrew its stack: the deep paths went untested")
+	}
+}
