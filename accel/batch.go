@@ -714,7 +714,7 @@ func (t *TLAS) IntersectBatch(rays []Ray, flags RayFlags, mask uint32, hits []Hi
 	}
 	if flags&fastUnsupported != 0 || t == nil || t.blasBytes < uint64(batchMinBytes) || coherent(rays) {
 		for i := range rays {
-			hits[i], found[i] = t.Intersect(rays[i], flags, mask)
+			found[i] = t.IntersectTo(&rays[i], flags, mask, &hits[i])
 		}
 		return nil
 	}

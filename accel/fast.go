@@ -821,6 +821,19 @@ func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
 // there: TLAS.Intersect's walk with RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH
 // (BLAS.firstHit's, over the instances).
 func (t *TLAS) firstHit(r *Ray, mask uint8, f *firstFound) bool {
+	if t.walkInAsm() {
+		// The whole walk in one assembly call, where it can.
+		var th topHit
+		switch rayTLASOccludeAVX2(unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.instances)), unsafe.Pointer(unsafe.SliceData(t.order)), r, uint32(mask), f != nil, &th) {
+		case rayMiss:
+			return false
+		case rayHit:
+			if f != nil {
+				f.idx, f.org, f.dir, f.h = th.idx, th.org, th.dir, th.h
+			}
+			return true
+		}
+	}
 	var stack [smallStack]uint32
 	if hit, done := t.occludedOn(r, mask, stack[:], f); done {
 		return hit

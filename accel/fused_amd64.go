@@ -181,6 +181,51 @@ func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nr
 //go:noescape
 func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 
+// topHit is what rayTLASWalkAVX2 reports of its hit: the triangle's
+// (fastHit), the instance's index and the ray placed in it.
+type topHit struct {
+	h        fastHit
+	idx      uint32
+	org, dir vec.Vec3
+}
+
+// rayTLASWalkAVX2 is TLAS.IntersectTo's walk for a finite world ray,
+// top level and instances, in one call (see the assembly): rayHit with
+// out set, rayMiss, or rayGoMust where Go must walk the ray (a BLAS
+// without rows, a placed ray with infinite inverse components, an edge
+// case, a deep stack). Every answer is intersectTopAVX2's bit for bit
+// (TestTLASTopLevelAVX2MatchesTraversal): the same nodes in the same
+// order, the ray placed with the same roundings.
+//
+//go:noescape
+func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+
+// rayTLASOccludeAVX2 is rayTLASWalkAVX2 for TLAS.firstHit's walk
+// (occludedTopAVX2's, each instance's that of rayOccludeAVX2, with
+// first): rayHit as soon as a triangle hits, committed into out with
+// first.
+//
+//go:noescape
+func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+
+// The layouts rayTLASWalkAVX2 reads (INSTSIZE and the others in
+// fused_amd64.s).
+var (
+	_ = [1]struct{}{}[unsafe.Sizeof(instance{})-120]
+	_ = [1]struct{}{}[unsafe.Offsetof(instance{}.worldToObject)-48]
+	_ = [1]struct{}{}[unsafe.Offsetof(instance{}.mask)-104]
+	_ = [1]struct{}{}[unsafe.Offsetof(instance{}.blas)-112]
+	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.typ)-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(BLAS{}.typ)-1]
+	_ = [1]struct{}{}[GeometryTriangles]
+	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.wide)-56]
+	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.rows)-104]
+	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.primIndex)-176]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.idx)-20]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.org)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.dir)-36]
+)
+
 // batchQuery is a batch for batchWalkAVX2 or batchOccludeAVX2: the
 // BLAS's arrays, the rays, where their results go and the walk's mode. The
 // assembly hard-codes its layout (asserted below).

@@ -1804,3 +1804,276 @@ DATA sevens<>+20(SB)/4, $7
 DATA sevens<>+24(SB)/4, $7
 DATA sevens<>+28(SB)/4, $7
 GLOBL sevens<>(SB), RODATA|NOPTR, $32
+
+// The frame of rayTLASWalkAVX2: the walks' (to HITV), the top level's
+// lane and the instance's lane (from the next 64-byte boundary), then the
+// walk's own slots: the lanes' addresses, the top level's stack pointer
+// and limit while an instance is walked, the world ray, the instance
+// entered, whether one committed a hit, and the entered instance's
+// placed ray and BLAS.
+#define TLANEOFF 480
+#define XTOPDI 2592
+#define XBOTDI 2600
+#define XTOPBX 2608
+#define XTOPLIM 2616
+#define XWORG 2624
+#define XWDIR 2640
+#define XIDX 2656
+#define XFOUND 2660
+#define XPORG 2664
+#define XPDIR 2680
+#define XBLAS 2696
+
+// Layouts the walk reads (asserted in fused_amd64.go): an instance's
+// worldToObject, mask and blas; a BLAS's typ, wide, rows and primIndex;
+// topHit's fields.
+#define INSTSIZE 120
+#define INSTW2O 48
+#define INSTMASK 104
+#define INSTBLAS 112
+#define BLASTYP 4
+#define BLASWIDE 56
+#define BLASROWS 104
+#define BLASPRIMS 176
+#define TOPIDX 20
+#define TOPORG 24
+#define TOPDIR 36
+
+// PLACEROW sets xo to row k (byte offset off of the matrix at SI) of the
+// point at XWORG(SP) placed as vec.Mat3x4.TransformPoint places it,
+// (((m0*x + m1*y) + m2*z) + m3) with each product and sum rounded, and
+// xd to the vector at XWDIR(SP) as TransformVector does. It clobbers X2
+// and X3.
+#define PLACEROW(off, xo, xd) \
+	VMOVSS off+0(SI), xo \
+	VMULSS XWORG+0(SP), xo, xo \
+	VMOVSS off+4(SI), X2 \
+	VMULSS XWORG+4(SP), X2, X2 \
+	VADDSS X2, xo, xo \
+	VMOVSS off+8(SI), X2 \
+	VMULSS XWORG+8(SP), X2, X2 \
+	VADDSS X2, xo, xo \
+	VADDSS off+12(SI), xo, xo \
+	VMOVSS off+0(SI), xd \
+	VMULSS XWDIR+0(SP), xd, xd \
+	VMOVSS off+4(SI), X3 \
+	VMULSS XWDIR+4(SP), X3, X3 \
+	VADDSS X3, xd, xd \
+	VMOVSS off+8(SI), X3 \
+	VMULSS XWDIR+8(SP), X3, X3 \
+	VADDSS X3, xd, xd
+
+// TLASBEGIN starts rayTLASWalkAVX2 and rayTLASOccludeAVX2: the lanes,
+// the world ray (checked as TLAS.IntersectTo checks it, set up in the
+// top lane), the top lane's arrays (the TLAS's nodes, no rows, no
+// triangle test; stack entries of size bytes, the limit limit) and the
+// walk's first step, the top level's root; first (TLASFIRST or NOP) sets
+// the instance lane's first flag up (AX its address).
+#define TLASBEGIN(limit, size, first) \
+	LANEBASE(TLANEOFF) \
+	MOVQ    DI, XTOPDI(SP) \
+	LEAQ    1024(DI), AX \
+	MOVQ    AX, XBOTDI(SP) \
+	MOVB    $0, XFOUND(SP) \
+	first \
+	MOVQ    r+32(FP), AX \
+	VMOVSS    0(AX), X0 \
+	VINSERTPS $0x10, 4(AX), X0, X0 \
+	VINSERTPS $0x20, 8(AX), X0, X0 \
+	VINSERTPS $0x30, 12(AX), X0, X0 /* origin, tMin */ \
+	VMOVSS    16(AX), X1 \
+	VINSERTPS $0x10, 20(AX), X1, X1 \
+	VINSERTPS $0x20, 24(AX), X1, X1 \
+	VINSERTPS $0x30, 28(AX), X1, X1 /* direction, tMax */ \
+	RAYCHECK(gomust) \
+	VMOVUPS X0, XWORG(SP) \
+	VMOVUPS X1, XWDIR(SP) \
+	RAYSETUP(gomust) \
+	MOVQ wide+0(FP), AX \
+	MOVQ AX, 0(DI) \
+	MOVQ nwide+8(FP), AX \
+	MOVQ AX, 8(DI) \
+	MOVQ $0, 16(DI) \
+	MOVQ $0, 24(DI) \
+	MOVQ $0, 32(DI) \
+	MOVQ $0, 48(DI) \
+	MOVQ $limit, 64(DI) \
+	MOVQ $0, 72(DI) \
+	LEAQ ·compressSlots(SB), AX \
+	MOVQ AX, 112(DI) \
+	MOVB $0, FRAMED(DI) \
+	LOADNODE \
+	ENTRY(size, gomust, instleaf)
+
+// TLASFIRST gives the instance lane (at AX) rayTLASOccludeAVX2's first.
+#define TLASFIRST \
+	MOVB first+44(FP), CX \
+	MOVB CX, 104(AX)
+
+// INSTENTER takes a leaf the walk reached (R10): in the instance's lane,
+// a leaf of triangles (rleaf); in the top lane, an instance, which it
+// passes over (pop) when its mask misses or it is not of triangles, and
+// else enters: the ray placed as instance.place places it, set up in the
+// instance's lane with the walk's tMax, the BLAS's arrays, and the walk's
+// step at the BLAS's root (stack entries of size bytes, the limit limit).
+// The top lane's stack pointer and limit wait at XTOPBX and XTOPLIM.
+#define INSTENTER(limit, size) \
+	CMPQ DI, XTOPDI(SP) \
+	JNE  rleaf \
+	MOVL  R10, AX \
+	ANDL  $0x7fffffff, AX \
+	SHRL  $3, AX \
+	MOVQ  order+24(FP), CX \
+	MOVL  (CX)(AX*4), AX \
+	MOVL  AX, XIDX(SP) \
+	IMULQ $INSTSIZE, AX \
+	MOVQ  instances+16(FP), SI \
+	ADDQ  AX, SI \
+	MOVBLZX INSTMASK(SI), CX \
+	ANDL  mask+40(FP), CX \
+	JZ    pop /* masked out: passed over */ \
+	MOVQ  INSTBLAS(SI), DX \
+	CMPB  BLASTYP(DX), $0 \
+	JNE   pop /* not triangles: passed over */ \
+	CMPQ  BLASROWS(DX), $0 \
+	JEQ   gomust /* no leaf rows: Go walks it */ \
+	MOVQ  DX, XBLAS(SP) \
+	MOVQ  BX, XTOPBX(SP) \
+	MOVQ  LIMP(SP), AX \
+	MOVQ  AX, XTOPLIM(SP) \
+	VMOVSS 84(DI), X6 /* the walk's tMax */ \
+	PLACEROW(INSTW2O+0, X4, X5) \
+	VMOVSS X4, XPORG+0(SP) \
+	VMOVSS X5, XPDIR+0(SP) \
+	PLACEROW(INSTW2O+16, X4, X5) \
+	VMOVSS X4, XPORG+4(SP) \
+	VMOVSS X5, XPDIR+4(SP) \
+	PLACEROW(INSTW2O+32, X4, X5) \
+	VMOVSS X4, XPORG+8(SP) \
+	VMOVSS X5, XPDIR+8(SP) \
+	VMOVSS    XPORG+0(SP), X0 \
+	VINSERTPS $0x10, XPORG+4(SP), X0, X0 \
+	VINSERTPS $0x20, XPORG+8(SP), X0, X0 \
+	VINSERTPS $0x30, XWORG+12(SP), X0, X0 /* placed origin, tMin */ \
+	VMOVSS    XPDIR+0(SP), X1 \
+	VINSERTPS $0x10, XPDIR+4(SP), X1, X1 \
+	VINSERTPS $0x20, XPDIR+8(SP), X1, X1 \
+	VINSERTPS $0x30, X6, X1, X1 /* placed direction, tMax */ \
+	MOVQ XBOTDI(SP), DI \
+	RAYSETUP(gomust) \
+	MOVQ XBLAS(SP), DX \
+	MOVQ BLASWIDE(DX), AX \
+	MOVQ AX, 0(DI) \
+	MOVQ BLASWIDE+8(DX), AX \
+	MOVQ AX, 8(DI) \
+	MOVQ BLASROWS(DX), AX \
+	MOVQ AX, 16(DI) \
+	MOVQ BLASROWS+8(DX), AX \
+	MOVQ AX, 24(DI) \
+	MOVQ BLASPRIMS(DX), AX \
+	MOVQ AX, 32(DI) \
+	MOVQ $limit, 64(DI) \
+	MOVQ out+48(FP), AX \
+	MOVQ AX, 72(DI) \
+	LEAQ ·compressSlots(SB), AX \
+	MOVQ AX, 112(DI) \
+	MOVB $0, FRAMED(DI) \
+	LOADNODE \
+	ENTRY(size, gomust, rleaf) \
+	JMP  loop
+
+// INSTHIT records the entered instance as the hit's: its index and
+// placed ray in out, XFOUND set. It clobbers AX and CX.
+#define INSTHIT \
+	MOVQ   out+48(FP), AX \
+	MOVL   XIDX(SP), CX \
+	MOVL   CX, TOPIDX(AX) \
+	MOVQ   XPORG+0(SP), CX \
+	MOVQ   CX, TOPORG+0(AX) \
+	MOVL   XPORG+8(SP), CX \
+	MOVL   CX, TOPORG+8(AX) \
+	MOVQ   XPDIR+0(SP), CX \
+	MOVQ   CX, TOPDIR+0(AX) \
+	MOVL   XPDIR+8(SP), CX \
+	MOVL   CX, TOPDIR+8(AX) \
+	MOVB   $1, XFOUND(SP)
+
+// INSTLEAVE goes back to the top lane, with the tMax the instance's walk
+// left, and pops the top level's next entry.
+#define INSTLEAVE \
+	MOVL 84(DI), CX \
+	MOVQ XTOPDI(SP), DI \
+	MOVL CX, 84(DI) \
+	MOVQ XTOPBX(SP), BX \
+	MOVQ XTOPLIM(SP), AX \
+	MOVQ AX, LIMP(SP) \
+	LOADNODE \
+	JMP  pop
+
+// TLASDONE returns XFOUND as the status (rayHit or rayMiss), and
+// rayGoMust at gomust.
+#define TLASDONE \
+topdone: \
+	MOVBQZX XFOUND(SP), AX \
+	VZEROUPPER \
+	MOVQ    AX, status+56(FP) \
+	RET \
+gomust: \
+	VZEROUPPER \
+	MOVQ $2, status+56(FP) \
+	RET
+
+// func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+//
+// TLAS.IntersectTo's walk for a finite world ray in one call: the top
+// level's nodes as intersectTopAVX2's walkAVX2 takes them (WALKSTEPS on
+// the top lane, with no triangle test), and at each instance leaf, in
+// the same walk, the instance's one-call query: the ray placed as
+// instance.place places it, set up (RAYSETUP) in the instance's lane,
+// and WALKSTEPS on that lane from the BLAS's root with the walk's tMax,
+// back to the top lane when its stack is empty (levelend). Instances
+// whose mask misses or that are not triangles are passed over, as the Go
+// loop does; a BLAS without leaf rows, a placed ray with infinite inverse
+// components, and the walks' own cases (an edge case, a deep stack)
+// leave the whole ray to Go (rayGoMust). The hit, its instance and its
+// placed ray go to out.
+TEXT ·rayTLASWalkAVX2(SB), $2720-64
+	NO_LOCAL_POINTERS
+	TLASBEGIN(56, 8, NOP)
+	WALKSTEPS(SLAB8, PICKBRANCH, instleaf, loop, instleaf, loop, PREFETCHBELOW, gomust, levelend)
+	FRAMELEAF(leaf)
+instleaf:
+	INSTENTER(56, 8)
+levelend:
+	CMPQ DI, XTOPDI(SP)
+	JEQ  topdone
+	CMPB 105(DI), $0 /* the instance committed a hit */
+	JEQ  leave
+	INSTHIT
+leave:
+	INSTLEAVE
+	TLASDONE
+
+// func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+//
+// rayTLASWalkAVX2 for TLAS.firstHit's walk (occludedTopAVX2's, each
+// instance's walk rayOccludeAVX2's, first in each instance's lane): the
+// first instance in which a triangle hits ends it, rayHit, with, for
+// first, the hit committed into out.
+TEXT ·rayTLASOccludeAVX2(SB), $2720-64
+	NO_LOCAL_POINTERS
+	TLASBEGIN(120, 4, TLASFIRST)
+	OCCLUDESTEPS(SLAB8SEG, OCCPICKBRANCH, instleaf, loop, instleaf, loop, OCCPREFETCHBELOW, gomust, levelend)
+	FRAMELEAF(leaf)
+instleaf:
+	INSTENTER(120, 4)
+levelend:
+	CMPQ DI, XTOPDI(SP)
+	JEQ  topdone
+	CMPB 105(DI), $0 /* a triangle of the instance hits */
+	JEQ  leave
+	INSTHIT
+	JMP  topdone
+leave:
+	INSTLEAVE
+	TLASDONE

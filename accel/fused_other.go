@@ -71,6 +71,20 @@ func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nro
 	panic("accel: no AVX2 walk on this architecture")
 }
 
+type topHit struct {
+	h        fastHit
+	idx      uint32
+	org, dir vec.Vec3
+}
+
+func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
+func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
 type batchQuery struct {
 	blasArrays
 	rays          *Ray

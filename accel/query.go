@@ -64,6 +64,18 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 		*out = Hit{}
 		return false
 	}
+	if t.walkInAsm() {
+		// The whole walk in one assembly call, where it can.
+		var th topHit
+		switch rayTLASWalkAVX2(unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.instances)), unsafe.Pointer(unsafe.SliceData(t.order)), r, mask, &th) {
+		case rayMiss:
+			*out = Hit{}
+			return false
+		case rayHit:
+			setHit(out, &t.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, flags)
+			return true
+		}
+	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
 	// A small stack: Go zeroes it at every call, and a full-size one would
@@ -121,9 +133,15 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 	return true
 }
 
-// topAVX2 reports whether t's top level is walked by the AVX2 walks
-// (intersectTopAVX2, occludedTopAVX2): where they run, on top levels of
-// more than topAVX2Min wide nodes. Each instance the walk enters costs
+// walkInAsm reports whether t's queries try the one-call walks first
+// (rayTLASWalkAVX2, rayTLASOccludeAVX2): wherever the AVX2 walks run.
+// BenchmarkTraceInstances (64 instances) 1.05-1.09x, embreecmp
+// -instances (1k to 100k) 1.10-1.16x (three rounds alternated).
+func (t *TLAS) walkInAsm() bool { return fusedAVX2 && !useSIMD }
+
+// topAVX2 reports whether the rays the one-call walks leave to Go walk
+// t's top level by the AVX2 walks (intersectTopAVX2, occludedTopAVX2):
+// where they run, on top levels of more than topAVX2Min wide nodes. Each instance the walk enters costs
 // a return to Go and a call back, which on a top level of two levels
 // (BenchmarkTraceInstances: 64 instances, 12 wide nodes) made shadow
 // rays 0.985x, where top levels of 1k and 10k instances (185 and about

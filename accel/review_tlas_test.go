@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -256,10 +257,13 @@ func TestTLASSoleInstanceMatchesTraversal(t *testing.T) {
 
 // TestTLASTopLevelAVX2MatchesTraversal checks the AVX2 top-level walks
 // (intersectTopAVX2, occludedTopAVX2: walkAVX2 and occludeAVX2 over the
-// instances, each leaf handed back to enter its instance) on a top level
-// of 3000 instances against the Traversal, and on short stacks, where
-// they must either give the same answers or report that they outgrew the
-// stack (done false) for the callers' deep paths.
+// instances, each leaf handed back to enter its instance, and
+// rayTLASWalkAVX2, which enters them itself) on a top level of 3000
+// instances against the Traversal, the one-call walk against the loop
+// bit for bit, with procedural instances (passed over) and instances
+// whose placed rays Go must walk among them, and the loops on short
+// stacks, where they must either give the same answers or report that
+// they outgrew the stack (done false) for the callers' deep paths.
 func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 	if !fusedAVX2 || useSIMD {
 		t.Skip("the AVX2 top-level walks run in the scalar amd64 build on AVX2 processors only")
@@ -277,6 +281,22 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 		}
 		insts = append(insts, Instance{Transform: xf, InstanceMask: uint8(1 << (i % 8)), BLAS: bl})
 	}
+	// Among them instances the one-call walk passes over (procedural) or
+	// leaves to Go (a scale whose placed rays have infinite inverse
+	// components).
+	proc := mustBLAS(t, []Geometry{AABBGeometry([]AABB{{vec.V3(-0.3, -0.3, -0.3), vec.V3(0.3, 0.3, 0.3)}})}, 0)
+	for i := range 40 {
+		xf := vec.Scale3x4(vec.V3(0.05, 0.05, 0.05))
+		if i%2 == 1 {
+			xf = vec.Scale3x4(vec.V3(1e-30, 0.05, 0.05))
+		}
+		xf[0][3], xf[1][3], xf[2][3] = float32(rng.Float64()*2-1), float32(rng.Float64()*2-1), float32(rng.Float64()*2-1)
+		in := Instance{Transform: xf, InstanceMask: 0xff, BLAS: bl}
+		if i%2 == 0 {
+			in.BLAS = proc
+		}
+		insts = append(insts, in)
+	}
 	tl := mustTLAS(t, insts, 0)
 	if !tl.topAVX2() {
 		t.Fatalf("a top level of %d wide nodes is not walked by the AVX2 walks", len(tl.wide))
@@ -285,6 +305,56 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 	if h := checkTLASQueries(t, "3000 instances", tl, rays); h < 100 {
 		t.Errorf("only %d hits", h)
 	}
+	// The one-call walks against the Go loops over the same top level.
+	var status, ostatus [3]int
+	for i, r := range rays {
+		var world rayBox
+		world.setup(r.Origin, r.Direction)
+		if !world.finite || r.TMin > r.TMax || !rayUsable(&r) {
+			continue
+		}
+		for _, mask := range []uint32{0xff, 0x0f, 0x81} {
+			var th topHit
+			s := rayTLASWalkAVX2(unsafe.Pointer(unsafe.SliceData(tl.wide)), len(tl.wide), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order)), &r, mask, &th)
+			status[s]++
+			var want Hit
+			wok, done := tl.intersectTopAVX2(&r, &world, uint8(mask), RayFlagSkipProceduralPrimitives, make([]stackEntry, smallStack), &want)
+			if !done || s == rayGoMust {
+				continue
+			}
+			var got Hit
+			if s == rayHit {
+				setHit(&got, &tl.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
+			}
+			if (s == rayHit) != wok || got != want {
+				t.Fatalf("ray %d %+v mask %#x: one-call walk %d %+v, top-level loop %v %+v", i, r, mask, s, got, wok, want)
+			}
+			for _, first := range []bool{false, true} {
+				var oh topHit
+				os := rayTLASOccludeAVX2(unsafe.Pointer(unsafe.SliceData(tl.wide)), len(tl.wide), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order)), &r, mask, first, &oh)
+				var f firstFound
+				var fp *firstFound
+				if first {
+					fp = &f
+				}
+				wocc, odone := tl.occludedTopAVX2(&r, &world, uint8(mask), make([]uint32, smallStack), fp)
+				if os == rayGoMust || !odone {
+					continue
+				}
+				if (os == rayHit) != wocc || first && os == rayHit && (oh.idx != f.idx || oh.org != f.org || oh.dir != f.dir || !sameFastHit(&oh.h, &f.h)) {
+					t.Fatalf("ray %d %+v mask %#x first %v: one-call occlusion %d %+v, top-level loop %v %+v", i, r, mask, first, os, oh, wocc, f)
+				}
+				ostatus[os]++
+			}
+		}
+	}
+	if ostatus[rayMiss] < 100 || ostatus[rayHit] < 100 {
+		t.Errorf("one-call occlusion [miss hit go] %v: too few of one to compare", ostatus)
+	}
+	if status[rayMiss] < 100 || status[rayHit] < 100 || status[rayGoMust] < 10 {
+		t.Errorf("one-call walk [miss hit go] %v: too few of one to compare", status)
+	}
+	t.Logf("one-call walk [miss hit go] %v", status)
 	outgrew := 0
 	for i, r := range rays {
 		var world rayBox
