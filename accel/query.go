@@ -136,7 +136,7 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 // walkInAsm reports whether t's queries try the one-call walks first
 // (rayTLASWalkAVX2, rayTLASOccludeAVX2): wherever the AVX2 walks run.
 // BenchmarkTraceInstances (64 instances) 1.05-1.09x, embreecmp
-// -instances (1k to 100k) 1.10-1.16x (three rounds alternated).
+// -instances (1k to 100k) 1.08-1.17x (three rounds alternated).
 func (t *TLAS) walkInAsm() bool { return fusedAVX2 && !useSIMD }
 
 // topAVX2 reports whether the rays the one-call walks leave to Go walk
