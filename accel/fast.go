@@ -888,20 +888,8 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32, f *firstFound) (hi
 				cur = n.ref[take]
 				continue
 			}
-		} else {
-			leaf, _ := leafRange(cur)
-			in := &t.instances[t.order[leaf]]
-			if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
-				org, dir := in.place(r)
-				if f == nil {
-					if in.blas.occludesPlaced(&org, &dir, r.TMin, r.TMax) {
-						return true, true
-					}
-				} else if tMax := r.TMax; in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, true, &f.h) {
-					f.idx, f.org, f.dir = t.order[leaf], org, dir
-					return true, true
-				}
-			}
+		} else if t.occludesIn(cur, r, mask, f) {
+			return true, true
 		}
 		if sp == 0 {
 			return false, true
@@ -934,18 +922,8 @@ func (t *TLAS) occludedTopAVX2(r *Ray, world *rayBox, mask uint8, stack []uint32
 				return false, false // a node past the stack's limit
 			}
 		}
-		leaf, _ := leafRange(cur)
-		in := &t.instances[t.order[leaf]]
-		if in.mask&mask != 0 && in.blas.typ == GeometryTriangles {
-			org, dir := in.place(r)
-			if f == nil {
-				if in.blas.occludesPlaced(&org, &dir, r.TMin, r.TMax) {
-					return true, true
-				}
-			} else if tMax := r.TMax; in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, true, &f.h) {
-				f.idx, f.org, f.dir = t.order[leaf], org, dir
-				return true, true
-			}
+		if t.occludesIn(cur, r, mask, f) {
+			return true, true
 		}
 		if sp == 0 {
 			return false, true
@@ -953,6 +931,27 @@ func (t *TLAS) occludedTopAVX2(r *Ray, world *rayBox, mask uint8, stack []uint32
 		sp--
 		cur = stack[sp]
 	}
+}
+
+// occludesIn reports whether a triangle of the instance of the top
+// level's leaf hits r (mask and triangles permitting), the occlusion
+// walks' step at an instance: with f, the first hit of its first-hit
+// walk, committed into f.
+func (t *TLAS) occludesIn(leaf uint32, r *Ray, mask uint8, f *firstFound) bool {
+	slot, _ := leafRange(leaf)
+	in := &t.instances[t.order[slot]]
+	if in.mask&mask == 0 || in.blas.typ != GeometryTriangles {
+		return false
+	}
+	org, dir := in.place(r)
+	if f == nil {
+		return in.blas.occludesPlaced(&org, &dir, r.TMin, r.TMax)
+	}
+	if tMax := r.TMax; in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, true, &f.h) {
+		f.idx, f.org, f.dir = t.order[slot], org, dir
+		return true
+	}
+	return false
 }
 
 // setHit writes the committed hit into out as Traversal.setCandidate

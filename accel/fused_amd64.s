@@ -180,18 +180,7 @@
 // VMAXPS and VMINPS take them, the distance so far as the second source,
 // which they return on a NaN or a tie. It clobbers Y1-Y5 and R8-R13.
 #define SLAB8NAN \
-	MOVQ      192(DX), R8 \
-	MOVQ      200(DX), R9 \
-	MOVQ      208(DX), R10 \
-	MOVQ      216(DX), R11 \
-	MOVQ      224(DX), R12 \
-	MOVQ      232(DX), R13 \
-	PLANE(R8, Y6, Y9, Y0) \
-	PLANE(R9, Y6, 96(DX), Y1) \
-	PLANE(R10, Y7, Y10, Y2) \
-	PLANE(R11, Y7, 128(DX), Y3) \
-	PLANE(R12, Y8, Y11, Y4) \
-	PLANE(R13, Y8, 160(DX), Y5) \
+	SLABPLANES \
 	VMAXPS    Y12, Y0, Y0 /* x's if greater than tMin */ \
 	VMAXPS    Y0, Y2, Y0 \
 	VMAXPS    Y0, Y4, Y0 \
@@ -201,14 +190,12 @@
 	VCMPPS    $2, Y1, Y0, Y1 \
 	VMOVMSKPS Y1, AX
 
-// SLABSPANS sets Y0 and Y1 to the entry and exit distances of the
-// children of the node at SI, as SLAB8 compares them. The far planes take
-// the slabRay's 32-byte fx, fy, fz as memory operands. The three planes
-// and tMin (tMax times robustScale) are reduced as a tree, max(max(x, y),
-// max(z, tMin)): finite rays have no NaN distances, and on the rest max
-// and min are associative up to the sign of a zero, which no comparison
-// sees. It clobbers Y2-Y5 and R8-R13.
-#define SLABSPANS \
+// SLABPLANES sets Y0-Y5 to the slab distances of the six planes of the
+// children of the node at SI for the slabRay at DX: the near and far
+// planes of x, y and z in turn, (plane - o) * inv, the far planes'
+// inverse the slabRay's 32-byte fx, fy, fz as memory operands. It
+// clobbers R8-R13.
+#define SLABPLANES \
 	MOVQ      192(DX), R8 \
 	MOVQ      200(DX), R9 \
 	MOVQ      208(DX), R10 \
@@ -220,7 +207,17 @@
 	PLANE(R10, Y7, Y10, Y2) \
 	PLANE(R11, Y7, 128(DX), Y3) \
 	PLANE(R12, Y8, Y11, Y4) \
-	PLANE(R13, Y8, 160(DX), Y5) \
+	PLANE(R13, Y8, 160(DX), Y5)
+
+// SLABSPANS sets Y0 and Y1 to the entry and exit distances of the
+// children of the node at SI, as SLAB8 compares them. The far planes take
+// the slabRay's 32-byte fx, fy, fz as memory operands. The three planes
+// and tMin (tMax times robustScale) are reduced as a tree, max(max(x, y),
+// max(z, tMin)): finite rays have no NaN distances, and on the rest max
+// and min are associative up to the sign of a zero, which no comparison
+// sees. It clobbers Y2-Y5 and R8-R13.
+#define SLABSPANS \
+	SLABPLANES \
 	VMAXPS    Y2, Y0, Y0 \
 	VMAXPS    Y12, Y4, Y4 \
 	VMAXPS    Y4, Y0, Y0 \
@@ -823,6 +820,18 @@ seek: \
 	VINSERTPS    $0x30, tMax+60(FP), X1, X1 /* direction, tMax */ \
 	start(limit, hp)
 
+// LOADRAY loads the Ray at AX a float at a time, as RAYQUERY reads its
+// arguments: origin and tMin in X0, direction and tMax in X1.
+#define LOADRAY \
+	VMOVSS       0(AX), X0 \
+	VINSERTPS    $0x10, 4(AX), X0, X0 \
+	VINSERTPS    $0x20, 8(AX), X0, X0 \
+	VINSERTPS    $0x30, 12(AX), X0, X0 /* origin, tMin */ \
+	VMOVSS       16(AX), X1 \
+	VINSERTPS    $0x10, 20(AX), X1, X1 \
+	VINSERTPS    $0x20, 24(AX), X1, X1 \
+	VINSERTPS    $0x30, 28(AX), X1, X1 /* direction, tMax */
+
 // RAYQUERYRAY is RAYQUERY for the Ray at r (the arguments of
 // rayIntersectAVX2): read a float at a time as RAYQUERY reads it, checked
 // (RAYCHECK: rays that fail go on at gomust) and placed as BLAS.Intersect
@@ -831,14 +840,7 @@ seek: \
 // components, the only ones RAYSETUP takes).
 #define RAYQUERYRAY(start, limit, hp) \
 	MOVQ         r+40(FP), AX \
-	VMOVSS       0(AX), X0 \
-	VINSERTPS    $0x10, 4(AX), X0, X0 \
-	VINSERTPS    $0x20, 8(AX), X0, X0 \
-	VINSERTPS    $0x30, 12(AX), X0, X0 /* origin, tMin */ \
-	VMOVSS       16(AX), X1 \
-	VINSERTPS    $0x10, 20(AX), X1, X1 \
-	VINSERTPS    $0x20, 24(AX), X1, X1 \
-	VINSERTPS    $0x30, 28(AX), X1, X1 /* direction, tMax */ \
+	LOADRAY \
 	RAYCHECK(gomust) \
 	VADDPS       plusZero<>(SB), X0, X0 \
 	start(limit, hp)
@@ -1877,14 +1879,7 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVB    $0, XFOUND(SP) \
 	first \
 	MOVQ    r+32(FP), AX \
-	VMOVSS    0(AX), X0 \
-	VINSERTPS $0x10, 4(AX), X0, X0 \
-	VINSERTPS $0x20, 8(AX), X0, X0 \
-	VINSERTPS $0x30, 12(AX), X0, X0 /* origin, tMin */ \
-	VMOVSS    16(AX), X1 \
-	VINSERTPS $0x10, 20(AX), X1, X1 \
-	VINSERTPS $0x20, 24(AX), X1, X1 \
-	VINSERTPS $0x30, 28(AX), X1, X1 /* direction, tMax */ \
+	LOADRAY \
 	RAYCHECK(gomust) \
 	VMOVUPS X0, XWORG(SP) \
 	VMOVUPS X1, XWDIR(SP) \

@@ -137,31 +137,14 @@ func compareInstances(m mesh, tracers []tracer) error {
 			}
 		}
 	}
-	answers := make([]kindAnswers, len(kinds))
-	for ki, k := range kinds {
-		answers[ki] = newKindAnswers(k, len(tracers))
-		for ri, workers := range []int{1, nt} {
-			best := bestTraces(k, scenes, answers[ki], workers)
-			for ti, d := range best {
-				results[ti][rows[4+2*ki+ri]] = float64(len(k.rays)) / d.Seconds() / 1e6
-			}
-		}
-	}
-	printTable(rows, tracers, results)
-	if *flagCheck {
-		fmt.Println("agreement (same: same instance and primitive, t within 1e-5 relative to max(t, origin scale); ties: another primitive at the same t):")
-		for _, c := range agreementLines(kinds, tracers, answers) {
-			fmt.Println(c)
-		}
-	}
+	traceAndReport(kinds, tracers, scenes, results, rows, "same instance and primitive")
 	return nil
 }
 
 // bestTopBuild is bestBuild for compareInstances: the builder builds the
-// mesh once, untimed, then the top level -build-reps times; it returns
-// the best time of the whole call and the best commit time (see
-// builder.Top), and the last scene, whose bottom level the builder's
-// device keeps.
+// mesh once, untimed, then the top level (bestRuns); it returns the best
+// time of the whole call and the best commit time (see builder.Top), and
+// the last scene, whose bottom level the builder's device keeps.
 func bestTopBuild(t tracer, m mesh, threads int) (build, commit time.Duration, sc scene, err error) {
 	if threads == 1 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
@@ -176,21 +159,5 @@ func bestTopBuild(t tracer, m mesh, threads int) (build, commit time.Duration, s
 		return 0, 0, nil, err
 	}
 	defer bot.Close() // the top levels hold their own references
-	build, commit = time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	for r := 0; r < max(1, *flagBuildReps); r++ {
-		if sc != nil {
-			sc.Close()
-			sc = nil
-		}
-		runtime.GC() // as in bestBuild
-		start := time.Now()
-		var c time.Duration
-		sc, c, err = b.Top(bot, m.instances)
-		d := time.Since(start)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		build, commit = min(build, d), min(commit, c)
-	}
-	return build, commit, sc, nil
+	return bestRuns(func() (scene, time.Duration, error) { return b.Top(bot, m.instances) })
 }

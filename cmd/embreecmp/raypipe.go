@@ -90,11 +90,7 @@ func (s raypipeTLAS) Intersect(rays []raygen.Ray, hits []hit) {
 	var h accel.Hit
 	for i, r := range rays {
 		ar := toAccel(r)
-		if !s.tlas.IntersectTo(&ar, 0, 0xff, &h) {
-			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
-			continue
-		}
-		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.InstanceIndex, U: h.U, V: h.V}
+		hits[i] = toHit(&h, s.tlas.IntersectTo(&ar, 0, 0xff, &h), true)
 	}
 }
 
@@ -111,29 +107,17 @@ func (s raypipeTLAS) Close() {}
 type raypipeTLASBatch struct{ tlas *accel.TLAS }
 
 func (s raypipeTLASBatch) Intersect(rays []raygen.Ray, hits []hit) {
-	buf := getBuffers(len(rays))
+	buf := getBuffers(rays)
 	defer batchPool.Put(buf)
-	for i, r := range rays {
-		buf.rays[i] = toAccel(r)
-	}
 	if err := s.tlas.IntersectBatch(buf.rays, 0, 0xff, buf.hits, buf.found); err != nil {
 		panic(err) // the slices are made to size above
 	}
-	for i, h := range buf.hits {
-		if !buf.found[i] {
-			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
-			continue
-		}
-		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.InstanceIndex, U: h.U, V: h.V}
-	}
+	buf.answers(hits, true)
 }
 
 func (s raypipeTLASBatch) Occluded(rays []raygen.Ray, out []bool) {
-	buf := getBuffers(len(rays))
+	buf := getBuffers(rays)
 	defer batchPool.Put(buf)
-	for i, r := range rays {
-		buf.rays[i] = toAccel(r)
-	}
 	if err := s.tlas.OccludedBatch(buf.rays, 0, 0xff, out); err != nil {
 		panic(err)
 	}
@@ -156,11 +140,7 @@ func (s raypipeScene) Intersect(rays []raygen.Ray, hits []hit) {
 	var h accel.Hit
 	for i, r := range rays {
 		ar := toAccel(r)
-		if !s.blas.IntersectTo(&ar, 0, &h) {
-			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
-			continue
-		}
-		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.GeometryIndex, U: h.U, V: h.V}
+		hits[i] = toHit(&h, s.blas.IntersectTo(&ar, 0, &h), false)
 	}
 }
 
@@ -189,40 +169,54 @@ type batchBuffers struct {
 
 var batchPool = sync.Pool{New: func() any { return new(batchBuffers) }}
 
-// getBuffers returns buffers for n rays; the caller puts them back.
-func getBuffers(n int) *batchBuffers {
+// getBuffers returns pooled buffers for len(rays) rays, holding rays
+// converted (toAccel).
+func getBuffers(rays []raygen.Ray) *batchBuffers {
+	n := len(rays)
 	b := batchPool.Get().(*batchBuffers)
 	if cap(b.rays) < n {
 		b.rays, b.hits, b.found = make([]accel.Ray, n), make([]accel.Hit, n), make([]bool, n)
 	}
 	b.rays, b.hits, b.found = b.rays[:n], b.hits[:n], b.found[:n]
+	for i, r := range rays {
+		b.rays[i] = toAccel(r)
+	}
 	return b
 }
 
-func (s raypipeBatch) Intersect(rays []raygen.Ray, hits []hit) {
-	buf := getBuffers(len(rays))
-	defer batchPool.Put(buf)
-	for i, r := range rays {
-		buf.rays[i] = toAccel(r)
-	}
-	if err := s.blas.IntersectBatch(buf.rays, 0, buf.hits, buf.found); err != nil {
-		panic(err) // the slices are made to size above
-	}
-	for i, h := range buf.hits {
-		if !buf.found[i] {
-			hits[i] = hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
-			continue
-		}
-		hits[i] = hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: h.GeometryIndex, U: h.U, V: h.V}
+// answers converts the batch's hits (toHit).
+func (b *batchBuffers) answers(hits []hit, instance bool) {
+	for i := range b.hits {
+		hits[i] = toHit(&b.hits[i], b.found[i], instance)
 	}
 }
 
-func (s raypipeBatch) Occluded(rays []raygen.Ray, out []bool) {
-	buf := getBuffers(len(rays))
-	defer batchPool.Put(buf)
-	for i, r := range rays {
-		buf.rays[i] = toAccel(r)
+// toHit is h in Embree's layout (a miss unless found): the geometry is
+// the instance's index where instance (a TLAS's hits), as in Embree's
+// scenes of instances.
+func toHit(h *accel.Hit, found, instance bool) hit {
+	if !found {
+		return hit{T: float32(math.Inf(1)), PrimID: embree.InvalidID, GeomID: embree.InvalidID}
 	}
+	g := h.GeometryIndex
+	if instance {
+		g = h.InstanceIndex
+	}
+	return hit{T: h.T, PrimID: h.PrimitiveIndex, GeomID: g, U: h.U, V: h.V}
+}
+
+func (s raypipeBatch) Intersect(rays []raygen.Ray, hits []hit) {
+	buf := getBuffers(rays)
+	defer batchPool.Put(buf)
+	if err := s.blas.IntersectBatch(buf.rays, 0, buf.hits, buf.found); err != nil {
+		panic(err) // the slices are made to size above
+	}
+	buf.answers(hits, false)
+}
+
+func (s raypipeBatch) Occluded(rays []raygen.Ray, out []bool) {
+	buf := getBuffers(rays)
+	defer batchPool.Put(buf)
 	if err := s.blas.OccludedBatch(buf.rays, 0, out); err != nil {
 		panic(err)
 	}
