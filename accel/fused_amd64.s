@@ -850,10 +850,14 @@ seek: \
 // constants (stack limit limit; the hit at hp) and the registers of the
 // walk's first step, which is the root's. The triangle test's frame waits
 // for the first leaf (FRAMELEAF). A ray RAYSETUP refuses goes on at gomust.
-#define RAYSTART(limit, hp) \
+#define RAYSTART(limit, hp) RAYSTARTBY(STARTFINITE, limit, hp)
+
+// RAYSTARTBY is RAYSTART with check (STARTFINITE, STARTNAN) between the
+// inverse direction and the rest of the set-up.
+#define RAYSTARTBY(check, limit, hp) \
 	LANEBASE(RLANE) \
 	RAYINV \
-	RAYINVFINITE(nonfinite) \
+	check \
 	RAYPLACE \
 	LEAQ         wide+0(FP), SI \
 	LANECONSTS(limit) \
@@ -861,6 +865,10 @@ seek: \
 	MOVQ         AX, 72(DI) \
 	MOVB         $0, FRAMED(DI) \
 	LOADNODE
+
+// STARTFINITE and STARTNAN are RAYSTART's and RAYSTARTNAN's checks.
+#define STARTFINITE RAYINVFINITE(nonfinite)
+#define STARTNAN DIRNONZERO(gomust)
 
 // LANESETUP and LANESETUPNAN are BATCHLANES' set-ups of a lane's ray:
 // RAYSETUP, with a ray whose inverse direction has an infinite component
@@ -891,17 +899,7 @@ seek: \
 // whose inverse direction has infinite components as well, but not a
 // zero direction (rayUsable's last check, which RAYINVFINITE makes for
 // the others): it goes on at gomust.
-#define RAYSTARTNAN(limit, hp) \
-	LANEBASE(RLANE) \
-	RAYINV \
-	DIRNONZERO(gomust) \
-	RAYPLACE \
-	LEAQ         wide+0(FP), SI \
-	LANECONSTS(limit) \
-	MOVQ         hp, AX \
-	MOVQ         AX, 72(DI) \
-	MOVB         $0, FRAMED(DI) \
-	LOADNODE
+#define RAYSTARTNAN(limit, hp) RAYSTARTBY(STARTNAN, limit, hp)
 
 // FRAMED is fusedWalk.framed: set once the walk's frame holds the
 // triangle test's constants.

@@ -109,10 +109,7 @@ func compareInstances(m mesh, tracers []tracer) error {
 		{name: "incoherent", rays: raygen.Incoherent(b, *flagRays, *flagSeed)},
 	}
 	nt := *flagThreads
-	rows := []string{"top build 1T Minst/s", fmt.Sprintf("top build %dT Minst/s", nt), "top commit 1T Minst/s", fmt.Sprintf("top commit %dT Minst/s", nt)}
-	for _, k := range kinds {
-		rows = append(rows, k.name+" 1T Mrays/s", fmt.Sprintf("%s %dT Mrays/s", k.name, nt))
-	}
+	rows := append([]string{"top build 1T Minst/s", fmt.Sprintf("top build %dT Minst/s", nt), "top commit 1T Minst/s", fmt.Sprintf("top commit %dT Minst/s", nt)}, traceRows(kinds)...)
 	results := make([]result, len(tracers))
 	scenes := make([]scene, 0, len(tracers))
 	defer func() {

@@ -263,10 +263,7 @@ func compare(m mesh, tracers []tracer) error {
 	nt := *flagThreads
 	rowBuild1 := "build 1T Mtris/s"
 	rowBuildN := fmt.Sprintf("build %dT Mtris/s", nt)
-	rows := []string{rowBuild1, rowBuildN}
-	for _, k := range kinds {
-		rows = append(rows, k.name+" 1T Mrays/s", fmt.Sprintf("%s %dT Mrays/s", k.name, nt))
-	}
+	rows := append([]string{rowBuild1, rowBuildN}, traceRows(kinds)...)
 
 	results := make([]result, len(tracers))
 	scenes := make([]scene, 0, len(tracers))
@@ -295,6 +292,15 @@ func compare(m mesh, tracers []tracer) error {
 	}
 	traceAndReport(kinds, tracers, scenes, results, rows, "same primitive")
 	return nil
+}
+
+// traceRows are the rows of kinds' rates: one thread, then -threads.
+func traceRows(kinds []rayKind) []string {
+	var rows []string
+	for _, k := range kinds {
+		rows = append(rows, k.name+" 1T Mrays/s", fmt.Sprintf("%s %dT Mrays/s", k.name, *flagThreads))
+	}
+	return rows
 }
 
 // traceAndReport times every scene's traces of each ray kind with one
