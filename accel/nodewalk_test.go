@@ -616,6 +616,22 @@ func TestWalksNamesTheWalkInUse(t *testing.T) {
 	}
 }
 
+// queryAndWalk answers ray in mode (rayClosest, rayFirst, rayOcclude)
+// with queryAVX2, the ray placed as BLAS.Intersect places it (s, got), and
+// with the Go loop (wantOK, want; nodeWalkAsm and fusedAVX2 as the caller
+// set them), and returns the placed objectRay too.
+func queryAndWalk(b *BLAS, ray *Ray, mode int) (s int, got, want fastHit, wantOK bool, o objectRay) {
+	o.setupSelf(ray)
+	if mode == rayOcclude {
+		wantOK = b.occludes(&o, ray.TMin, ray.TMax)
+	} else {
+		tMax := ray.TMax
+		wantOK = b.walk(&o, ray.TMin, &tMax, mode == rayFirst, &want)
+	}
+	s = b.queryAVX2(&o.org, &o.dir, ray.TMin, ray.TMax, mode, &got)
+	return s, got, want, wantOK, o
+}
+
 // TestRayAVX2MatchesWalk runs whole queries through rayWalkAVX2 and
 // rayOccludeAVX2 (queryAVX2: rays placed in the BLAS's object space, set
 // up in assembly) and compares every answer they give with the Go loop's (nodeWalkAsm and fusedAVX2 off) bit for bit: closest hit,
@@ -642,18 +658,7 @@ func TestRayAVX2MatchesWalk(t *testing.T) {
 				continue
 			}
 			for mode := rayClosest; mode <= rayOcclude; mode++ {
-				var o objectRay
-				o.setupSelf(&ray)
-				var want fastHit
-				var wantOK bool
-				if mode == rayOcclude {
-					wantOK = b.occludes(&o, ray.TMin, ray.TMax)
-				} else {
-					tMax := ray.TMax
-					wantOK = b.walk(&o, ray.TMin, &tMax, mode == rayFirst, &want)
-				}
-				var got fastHit
-				s := b.queryAVX2(&o.org, &o.dir, ray.TMin, ray.TMax, mode, &got)
+				s, got, want, wantOK, o := queryAndWalk(b, &ray, mode)
 				status[mode][s]++
 				switch {
 				case s == rayGoMust:
@@ -734,18 +739,7 @@ func TestRayAVX2DegenerateTrianglesStayInAssembly(t *testing.T) {
 			ray.TMax = float32(rng.Float64()) * 2
 		}
 		for mode := rayClosest; mode <= rayOcclude; mode++ {
-			var ob objectRay
-			ob.setupSelf(&ray)
-			var want fastHit
-			var wantOK bool
-			if mode == rayOcclude {
-				wantOK = b.occludes(&ob, ray.TMin, ray.TMax)
-			} else {
-				tMax := ray.TMax
-				wantOK = b.walk(&ob, ray.TMin, &tMax, mode == rayFirst, &want)
-			}
-			var got fastHit
-			s := b.queryAVX2(&ob.org, &ob.dir, ray.TMin, ray.TMax, mode, &got)
+			s, got, want, wantOK, _ := queryAndWalk(b, &ray, mode)
 			status[mode][s]++
 			switch {
 			case s == rayGoMust:
