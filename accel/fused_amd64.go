@@ -89,9 +89,9 @@ var (
 // 256-bit leafTest; the stacks and the hits it commits are the loop's,
 // bit for bit (TestNodeWalkMatchesGo, TestNodeWalkSameHits). It returns true with w.cur set to an entry it
 // leaves to Go: a leaf reached before the triangle test is set up (w.wt
-// nil), one with an edge case (a triangle whose edge function is zero,
-// which intersect decides exactly), or an inner node past w.nwide or met
-// with the stack above w.limit. It returns false when the walk is over:
+// nil), or an inner node past w.nwide or met with the stack above
+// w.limit. (Edge cases, a triangle whose edge function is zero, it
+// decides itself as intersect does: EXACTLANE.) It returns false when the walk is over:
 // the stack ran empty.
 //
 //go:noescape
@@ -110,7 +110,7 @@ func occludeAVX2(w *fusedWalk) (more bool)
 const (
 	rayMiss   = 0 // no triangle hits
 	rayHit    = 1 // h holds the hit (closest, or the first committed)
-	rayGoMust = 2 // Go must walk: an edge case or a deep stack
+	rayGoMust = 2 // Go must walk: a deep stack (and, in a TLAS walk, a BLAS without rows or a placed ray the walks cannot take)
 	// rayAnswered marks a batch's ray that Go has answered already
 	// (batchResults.walkCoherent); the walks never return it.
 	rayAnswered = 3
@@ -192,8 +192,8 @@ type topHit struct {
 // rayTLASWalkAVX2 is TLAS.IntersectTo's walk for a finite world ray,
 // top level and instances, in one call (see the assembly): rayHit with
 // out set, rayMiss, or rayGoMust where Go must walk the ray (a BLAS
-// without rows, a placed ray with infinite inverse components, an edge
-// case, a deep stack). Every answer is intersectTopAVX2's bit for bit
+// without rows, a placed ray with infinite inverse components, a deep
+// stack). Every answer is intersectTopAVX2's bit for bit
 // (TestTLASTopLevelAVX2MatchesTraversal): the same nodes in the same
 // order, the ray placed with the same roundings.
 //

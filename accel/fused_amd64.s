@@ -28,8 +28,11 @@
 // The frame of the steps (every routine that runs them starts its frame
 // so): the entry distances of a node's children, &stack[limit], the leaf
 // entry while a leaf is tested, 8-lane broadcasts of the triangle test's
-// constants, tMin and tMax, the leaf test's t, ev, ew and det, and
-// (WALKSTEPS) the lanes a node test hit.
+// constants, tMin and tMax, the leaf test's t, ev, ew and det,
+// (WALKSTEPS) the lanes a node test hit, and the exact path's
+// (LEAFEDGECASE): each lane's t, u and v (times the sign of det) and the
+// sign of det, the lanes it decided and the lanes in use while it runs,
+// the lane it is on and that lane's vertices.
 #define NEAR 0
 #define LIMP 32
 #define CURN 40
@@ -47,6 +50,15 @@
 #define EWB 384
 #define DETB 416
 #define HITV 448
+#define EXT 480
+#define EXU 512
+#define EXV 544
+#define EXD 576
+#define EXM 608
+#define EXR9 616
+#define EXJ 624
+#define EXVX 632
+#define WALKFRAME 672
 
 // SETUP loads the fusedWalk at w+0(FP) into DI and the slab test's
 // constants into registers (LOADNODE); the triangle test's frame waits
@@ -396,11 +408,13 @@
 
 // LEAFCANDS tests the leaf in R10 (near distance in X0): it goes on at
 // out when Go must (LEAFSETUP's cases), at edge when a lane is an edge
-// case (LEAFEDGECASE, which comes back to edgeback), at none when
-// no triangle hits over (tMin, tMax), and else falls through with the
-// candidates (the lanes whose origin lies inside and whose t is in
-// range) in AX and LEAFEDGES' and LEAFT's vectors.
-#define LEAFCANDS(out, edge, edgeback, none) \
+// case (LEAFEDGECASE, which comes back to edgeback when none is left to
+// decide, and else to ready), at none when no triangle hits over (tMin,
+// tMax), and else goes on at ready (the end) with the candidates (the
+// lanes whose origin lies inside and whose t is in range, and the edge
+// cases that hit) in AX and LEAFEDGES' and LEAFT's vectors (t, ev, ew
+// and det in Y7, Y10, Y11 and Y6; the edge cases' in their lanes).
+#define LEAFCANDS(out, edge, edgeback, none, ready) \
 	LEAFSETUP(out) \
 	LEAFEDGES \
 	LEAFLANES \
@@ -415,20 +429,199 @@ edgeback: \
 	LEAFT \
 	VMOVMSKPS Y8, CX \
 	ANDQ      CX, AX \
-	JZ        none
+	JZ        none \
+ready:
+
+// VERTEX1 is VERTEX for one lane, the one whose rows start at base
+// (R8, DX, R10: the kx, ky and kz rows' offsets), with scalar float32
+// operations in VERTEX's order, so that z, x and y are its lane's values
+// bit for bit. It clobbers X12.
+#define VERTEX1(base, z, x, y) \
+	VMOVSS (base)(R10*1), z \
+	VSUBSS OZ(SP), z, z \
+	VMOVSS (base)(R8*1), x \
+	VSUBSS OX(SP), x, x \
+	VMULSS SX(SP), z, X12 \
+	VSUBSS X12, x, x \
+	VMOVSS (base)(DX*1), y \
+	VSUBSS OY(SP), y, y \
+	VMULSS SY(SP), z, X12 \
+	VSUBSS X12, y, y
+
+// The lane's vertices at EXVX: x and y of a, b and c, then their z.
+#define EAX EXVX+0
+#define EAY EXVX+4
+#define EBX EXVX+8
+#define EBY EXVX+12
+#define ECX EXVX+16
+#define ECY EXVX+20
+#define EAZ EXVX+24
+#define EBZ EXVX+28
+#define ECZ EXVX+32
+
+// EXCROSS sets dst to the float64 a*b - c*d of the float32 values at
+// a, b, c, d (frame offsets): the products are exact, the difference
+// rounded once, as intersectExact computes an edge function. It
+// clobbers X13 and X14.
+#define EXCROSS(a, b, c, d, dst) \
+	VMOVSS    a(SP), X13 \
+	VCVTSS2SD X13, X13, X13 \
+	VMOVSS    b(SP), X14 \
+	VCVTSS2SD X14, X14, X14 \
+	VMULSD    X14, X13, dst \
+	VMOVSS    c(SP), X13 \
+	VCVTSS2SD X13, X13, X13 \
+	VMOVSS    d(SP), X14 \
+	VCVTSS2SD X14, X14, X14 \
+	VMULSD    X14, X13, X13 \
+	VSUBSD    X13, dst, dst
+
+// EXSIGNS ORs into R9 bit 0 a negative e (float64, against 0 in X7) and
+// bit 1 a positive one. It clobbers AX.
+#define EXSIGNS(e) \
+	VUCOMISD X7, e \
+	SETCS    AL \
+	ORB      AL, R9B \
+	VUCOMISD X7, e /* again: ORB set the flags */ \
+	SETHI    AL \
+	SHLB     $1, AL \
+	ORB      AL, R9B
+
+// EXTOPLEFT goes on at miss unless the edge from (px, py) to (qx, qy)
+// (float32 frame values) owns points on it (topLeft): dx = qx - px and
+// dy = qy - py in float32, negated where det < 0 (R9 nonzero), and
+// then dy > 0 or dy == 0 and dx > 0. It clobbers X13, X14 and AX.
+#define EXTOPLEFT(px, py, qx, qy, flip, kept, miss) \
+	VMOVSS   qy(SP), X13 \
+	VSUBSS   py(SP), X13, X13 \
+	VMOVSS   qx(SP), X14 \
+	VSUBSS   px(SP), X14, X14 \
+	TESTQ    R9, R9 \
+	JZ       kept \
+	MOVL     $0x80000000, AX \
+	VMOVD    AX, X12 \
+	VXORPS   X12, X13, X13 \
+	VXORPS   X12, X14, X14 \
+kept: \
+	VXORPS   X12, X12, X12 \
+	VUCOMISS X12, X13 \
+	JHI      flip /* dy > 0: owned */ \
+	JNE      miss \
+	JPS      miss \
+	VUCOMISS X12, X14 \
+	JLS      miss \
+flip:
+
+// EXACTLANE decides lane EXJ(SP) of the leaf at SI as
+// watertightRay.intersectExact decides it: its vertices as VERTEX1
+// computes them, the edge functions in float64 (EXCROSS), a miss where
+// two have opposite signs or det (their sum) is zero, or where a zero
+// edge function's edge is not the triangle's (EXTOPLEFT), else t =
+// float32(tt / det), tt the z's weighted by the edge functions times
+// sz, a hit over (tMin, tMax) whose t, u = float32(ev / det) and v =
+// float32(ew / det), times det's sign, and that sign go to EXT, EXU, EXV
+// and EXD. It goes on at miss for a miss. It clobbers X3, X4, X6-X8,
+// X12-X14, AX and R9.
+#define EXACTLANE(miss) \
+	LEAQ   (SI)(AX*4), R9 \
+	VERTEX1(R9, X3, X4, X6) \
+	VMOVSS X4, EAX(SP) \
+	VMOVSS X6, EAY(SP) \
+	VMOVSS X3, EAZ(SP) \
+	ADDQ   R11, R9 \
+	VERTEX1(R9, X3, X4, X6) \
+	VMOVSS X4, EBX(SP) \
+	VMOVSS X6, EBY(SP) \
+	VMOVSS X3, EBZ(SP) \
+	ADDQ   R11, R9 \
+	VERTEX1(R9, X3, X4, X6) \
+	VMOVSS X4, ECX(SP) \
+	VMOVSS X6, ECY(SP) \
+	VMOVSS X3, ECZ(SP) \
+	EXCROSS(ECX, EBY, ECY, EBX, X3) /* eu */ \
+	EXCROSS(EAX, ECY, EAY, ECX, X4) /* ev */ \
+	EXCROSS(EBX, EAY, EBY, EAX, X6) /* ew */ \
+	VXORPD   X7, X7, X7 \
+	XORL     R9, R9 \
+	EXSIGNS(X3) \
+	EXSIGNS(X4) \
+	EXSIGNS(X6) \
+	CMPB     R9B, $3 \
+	JEQ      miss /* signs differ: outside */ \
+	VADDSD   X4, X3, X8 \
+	VADDSD   X6, X8, X8 /* det */ \
+	VUCOMISD X7, X8 \
+	JEQ      miss /* degenerate in projection */ \
+	SETCS    R9B \
+	MOVBQZX  R9B, R9 /* det < 0 */ \
+	VUCOMISD X7, X3 \
+	JNE      exl1 \
+	EXTOPLEFT(EBX, EBY, ECX, ECY, exf1, exk1, miss) \
+exl1: \
+	VUCOMISD X7, X4 \
+	JNE      exl2 \
+	EXTOPLEFT(ECX, ECY, EAX, EAY, exf2, exk2, miss) \
+exl2: \
+	VUCOMISD X7, X6 \
+	JNE      exl3 \
+	EXTOPLEFT(EAX, EAY, EBX, EBY, exf3, exk3, miss) \
+exl3: \
+	VMOVSS    EAZ(SP), X12 \
+	VCVTSS2SD X12, X12, X12 \
+	VMULSD    X12, X3, X7 \
+	VMOVSS    EBZ(SP), X12 \
+	VCVTSS2SD X12, X12, X12 \
+	VMULSD    X12, X4, X12 \
+	VADDSD    X12, X7, X7 \
+	VMOVSS    ECZ(SP), X12 \
+	VCVTSS2SD X12, X12, X12 \
+	VMULSD    X12, X6, X12 \
+	VADDSD    X12, X7, X7 \
+	VMOVSS    SZ(SP), X12 \
+	VCVTSS2SD X12, X12, X12 \
+	VMULSD    X12, X7, X7 /* tt */ \
+	VDIVSD    X8, X7, X7 \
+	VCVTSD2SS X7, X7, X7 /* t */ \
+	VUCOMISS  TMIN(SP), X7 \
+	JLS       miss /* not t > tMin */ \
+	VMOVSS    TMAX(SP), X12 \
+	VUCOMISS  X7, X12 \
+	JLS       miss /* not t < tMax */ \
+	MOVQ      EXJ(SP), AX \
+	VMOVSS    X7, EXT(SP)(AX*4) \
+	VDIVSD    X8, X4, X4 \
+	VCVTSD2SS X4, X4, X4 /* u */ \
+	VDIVSD    X8, X6, X6 \
+	VCVTSD2SS X6, X6, X6 /* v */ \
+	TESTQ     R9, R9 \
+	MOVL      $0x3f800000, R9 /* +1 */ \
+	JZ        exs \
+	MOVL      $0x80000000, R9 \
+	VMOVD     R9, X12 \
+	VXORPS    X12, X4, X4 \
+	VXORPS    X12, X6, X6 \
+	MOVL      $0xbf800000, R9 /* -1 */ \
+exs: \
+	VMOVSS    X4, EXU(SP)(AX*4) \
+	VMOVSS    X6, EXV(SP)(AX*4) \
+	MOVL      R9, EXD(SP)(AX*4)
 
 // LEAFEDGECASE takes LEAFCANDS' edge cases, the lanes in use with an
-// edge function of zero (in CX): Go decides those exactly
-// (watertightRay.intersectExact), and the walk goes on at out, unless
-// two of the lane's edge functions have opposite signs, which makes it a
-// miss there too: a product or difference rounded to float32 keeps the
-// sign of the exact one or is zero, so a nonzero edge function has the
-// sign of its exact value. Such lanes (a triangle with two vertices at
-// the same place, for one: its other two edge functions are each
-// other's negations) are misses already among LEAFEDGES' sign
-// differences (Y5), and the walk goes back to edgeback. It clobbers Y3,
-// Y6, Y7 and AX.
-#define LEAFEDGECASE(out, edgeback) \
+// edge function of zero (in CX). A lane two of whose edge functions have
+// opposite signs is a miss (watertightRay.intersectExact's first test): a
+// product or difference rounded to float32 keeps the sign of the exact
+// one or is zero, so a nonzero edge function has the sign of its exact
+// value. Such lanes (a triangle with two vertices at the same place, for
+// one: its other two edge functions are each other's negations) are
+// misses already among LEAFEDGES' sign differences (Y5). The others it
+// decides as intersectExact does (EXACTLANE); when there are none it
+// goes back to edgeback, and else it runs LEAFT for the others and goes
+// on at ready (or none) as LEAFCANDS would, with the edge cases that hit
+// among the candidates and their t, u and v (times the sign of det: with
+// det's sign, ±1, as COMMIT divides them) in the lanes of Y7, Y10, Y11
+// and Y6. It clobbers Y3, Y4, Y6-Y8, Y12-Y14, AX, CX, DX, R12 and the
+// exact path's frame.
+#define LEAFEDGECASE(edgeback, none, ready) \
 	VXORPS    Y3, Y3, Y3 \
 	VCMPPS    $1, Y3, Y9, Y6 \
 	VCMPPS    $1, Y3, Y10, Y7 \
@@ -445,8 +638,46 @@ edgeback: \
 	VMOVMSKPS Y6, AX \
 	NOTQ      AX \
 	ANDQ      AX, CX \
-	JNZ       out \
-	JMP       edgeback
+	JZ        edgeback \
+	MOVQ      R9, EXR9(SP) \
+	MOVQ      CX, EXM(SP) \
+	MOVQ      R12, AX /* the ky row's offset: ky times the row stride */ \
+	SHLQ      $2, AX \
+	IMULQ     24(DX), AX \
+	MOVQ      AX, DX \
+	XORL      R12, R12 \
+exactlane: \
+	BSFQ      CX, AX \
+	MOVQ      AX, EXJ(SP) \
+	EXACTLANE(exactmiss) \
+	MOVQ      EXJ(SP), AX \
+	BTSQ      AX, R12 \
+exactmiss: \
+	MOVQ      EXJ(SP), AX \
+	BTRQ      AX, CX \
+	TESTQ     CX, CX \
+	JNZ       exactlane \
+	MOVQ      EXR9(SP), R9 \
+	VMOVMSKPS Y5, AX \
+	NOTQ      AX \
+	ANDQ      R9, AX \
+	MOVQ      EXM(SP), CX \
+	NOTQ      CX \
+	ANDQ      CX, AX /* the vector test's lanes */ \
+	LEAFT \
+	VMOVMSKPS Y8, CX \
+	ANDQ      CX, AX \
+	ORQ       R12, AX /* and the edge cases that hit */ \
+	JZ        none \
+	VMOVQ        R12, X12 \
+	VPBROADCASTD X12, Y12 \
+	VPAND        laneBits<>(SB), Y12, Y12 \
+	VPCMPEQD     laneBits<>(SB), Y12, Y12 /* their lanes */ \
+	VBLENDVPS    Y12, EXT(SP), Y7, Y7 \
+	VBLENDVPS    Y12, EXU(SP), Y10, Y10 \
+	VBLENDVPS    Y12, EXV(SP), Y11, Y11 \
+	VBLENDVPS    Y12, EXD(SP), Y6, Y6 \
+	JMP          ready
 
 // A lane: one walk's state for walkAVX2 or occludeAVX2 (a fusedWalk at
 // 0), its ray's slab test (a slabRay: the first float of each 16-byte
@@ -618,10 +849,10 @@ edgeback: \
 // turn it is, the lanes with a ray (a bit each), the steps taken (yields,
 // added to q.steps at the end) and the lanes (from the next 64-byte
 // boundary, LANEBASE).
-#define BLANE 480
-#define BLIVE 488
-#define BSTEPS 496
-#define BLANES 512
+#define BLANE 672
+#define BLIVE 680
+#define BSTEPS 688
+#define BLANES 704
 
 // LANEBASE points DI at the first 64-byte boundary from off(SP), where a
 // frame's lanes start: Go aligns SP to 8 bytes only, and a lane's 16-byte
@@ -799,7 +1030,7 @@ seek: \
 
 // The frame of the one-call queries: the walks' (to HITV), then a lane
 // (from the next 64-byte boundary, LANEBASE).
-#define RLANE 480
+#define RLANE 672
 
 // RAYQUERY sets the lane of a one-call query up for its ray (the
 // arguments of rayWalkAVX2): the ray read one float at a time (callers
@@ -1240,7 +1471,7 @@ pop: \
 	JMP      popnode \
 leaf: \
 	/* cur is a leaf that passed the check: test its triangles. */ \
-	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone) \
+	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone, leafcands) \
 	/* Commit as the Go loop does: each candidate in slot order whose t */ \
 	/* is below the current tMax. */ \
 	LEAFSAVE \
@@ -1264,7 +1495,7 @@ leafdone: \
 	LOADNODE \
 	JMP pop \
 leafedge: \
-	LEAFEDGECASE(leafout, leafedgeback) \
+	LEAFEDGECASE(leafedgeback, leafdone, leafcands) \
 leafout: \
 	MOVL   CURN(SP), R10 \
 	VMOVSS CURF(SP), X0 \
@@ -1361,7 +1592,7 @@ pop: \
 	JMP   popnode \
 leaf: \
 	VXORPS X0, X0, X0 \
-	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone) \
+	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone, leafcands) \
 	MOVB $1, 105(DI) /* a triangle hits */ \
 	CMPB 104(DI), $0 \
 	JEQ  finished \
@@ -1374,7 +1605,7 @@ leafdone: \
 	LOADNODE \
 	JMP   pop \
 leafedge: \
-	LEAFEDGECASE(leafout, leafedgeback) \
+	LEAFEDGECASE(leafedgeback, leafdone, leafcands) \
 leafout: \
 	MOVL CURN(SP), R10 \
 	JMP  gomust
@@ -1401,7 +1632,7 @@ leafout: \
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
 // BX and w in DI.
-TEXT ·walkAVX2(SB), NOSPLIT, $480-9
+TEXT ·walkAVX2(SB), NOSPLIT, $672-9
 	SETUP
 	VMOVSS 92(DI), X0
 	ENTRY(8, out, rleaf)
@@ -1431,7 +1662,7 @@ over:
 //
 // The loop keeps cur in R10, &stack[sp] in BX (uint32 entries), the hit
 // mask, once cur is taken from it, in R8, and w in DI.
-TEXT ·occludeAVX2(SB), NOSPLIT, $448-9
+TEXT ·occludeAVX2(SB), NOSPLIT, $672-9
 	SETUP
 	ENTRY(4, out, rleaf)
 
@@ -1458,7 +1689,7 @@ empty:
 //
 // It sets a lane up for the ray (RAYQUERY) and runs walkAVX2's steps on
 // it from the root, in its own frame.
-TEXT ·rayWalkAVX2(SB), $1568-80
+TEXT ·rayWalkAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTART, 56, h+64(FP))
 	RAYCLOSEST(SLAB8, status+72(FP))
@@ -1467,7 +1698,7 @@ TEXT ·rayWalkAVX2(SB), $1568-80
 //
 // rayWalkAVX2 for occludeAVX2's steps: rayHit for a ray that hits a
 // triangle, which, with first, it commits into h (firstHit's walk).
-TEXT ·rayOccludeAVX2(SB), $1568-88
+TEXT ·rayOccludeAVX2(SB), $1760-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTART, 120, h+72(FP))
 	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP))
@@ -1476,7 +1707,7 @@ TEXT ·rayOccludeAVX2(SB), $1568-88
 //
 // rayWalkAVX2 for the Ray at r, which it checks and places itself
 // (RAYQUERYRAY).
-TEXT ·rayIntersectAVX2(SB), $1568-64
+TEXT ·rayIntersectAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTART, 56, h+48(FP))
 	RAYCLOSEST(SLAB8, status+56(FP))
@@ -1484,7 +1715,7 @@ TEXT ·rayIntersectAVX2(SB), $1568-64
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
 // rayOccludeAVX2 for the Ray at r, as rayIntersectAVX2.
-TEXT ·rayOccludedAVX2(SB), $1568-72
+TEXT ·rayOccludedAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTART, 120, h+56(FP))
 	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP))
@@ -1493,7 +1724,7 @@ TEXT ·rayOccludedAVX2(SB), $1568-72
 //
 // rayWalkAVX2 for rays whose inverse direction has infinite components
 // (a zero or tiny direction component), with SLAB8NAN's node test.
-TEXT ·rayWalkNaNAVX2(SB), $1568-80
+TEXT ·rayWalkNaNAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTARTNAN, 56, h+64(FP))
 	RAYCLOSEST(SLAB8NAN, status+72(FP))
@@ -1502,19 +1733,19 @@ TEXT ·rayWalkNaNAVX2(SB), $1568-80
 //
 // rayOccludeAVX2 as rayWalkNaNAVX2, taking each node's first child hit
 // first (OCCPICKFIRST).
-TEXT ·rayOccludeNaNAVX2(SB), $1568-88
+TEXT ·rayOccludeNaNAVX2(SB), $1760-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTARTNAN, 120, h+72(FP))
 	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP))
 
 // func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
-TEXT ·rayIntersectNaNAVX2(SB), $1568-64
+TEXT ·rayIntersectNaNAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTARTNAN, 56, h+48(FP))
 	RAYCLOSEST(SLAB8NAN, status+56(FP))
 
 // func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
-TEXT ·rayOccludedNaNAVX2(SB), $1568-72
+TEXT ·rayOccludedNaNAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTARTNAN, 120, h+56(FP))
 	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP))
@@ -1528,7 +1759,7 @@ TEXT ·rayOccludedNaNAVX2(SB), $1568-72
 // would take alone, so every answer is walkAVX2's. It writes each ray's
 // result to q.status (rayMiss, rayHit, or rayGoMust for a ray Go must
 // trace) and the hit of each rayHit to q.hits.
-TEXT ·batchWalkAVX2(SB), $8768-8
+TEXT ·batchWalkAVX2(SB), $8960-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
@@ -1539,7 +1770,7 @@ TEXT ·batchWalkAVX2(SB), $8768-8
 //
 // batchWalkAVX2 for occludeAVX2's walks: status rayHit for a ray that a
 // triangle occludes.
-TEXT ·batchOccludeAVX2(SB), $8768-8
+TEXT ·batchOccludeAVX2(SB), $8960-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(120)
 	RESUME(4)
@@ -1554,7 +1785,7 @@ TEXT ·batchOccludeAVX2(SB), $8768-8
 // batchWalkAVX2 for rays whose inverse direction has infinite components,
 // with rayWalkNaNAVX2's walks (SLAB8NAN); batchWalkAVX2 answers them
 // rayNotFinite.
-TEXT ·batchWalkNaNAVX2(SB), $8768-8
+TEXT ·batchWalkNaNAVX2(SB), $8960-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(56)
 	RESUME(8)
@@ -1565,12 +1796,24 @@ TEXT ·batchWalkNaNAVX2(SB), $8768-8
 //
 // batchOccludeAVX2 with rayOccludeNaNAVX2's walks (SLAB8NAN,
 // OCCPICKFIRST).
-TEXT ·batchOccludeNaNAVX2(SB), $8768-8
+TEXT ·batchOccludeNaNAVX2(SB), $8960-8
 	NO_LOCAL_POINTERS
 	BATCHINIT(120)
 	RESUME(4)
 	OCCLUDESTEPS(SLAB8NAN, OCCPICKFIRST, yield, yield, resumeleaf, loop, OCCPREFETCHBELOW, lanego, lanedone)
 	BATCHLANES(2, LANESETUPNAN)
+
+// laneBits holds 1 << j in lane j: a mask's lanes, broadcast and
+// compared with it (LEAFEDGECASE).
+DATA laneBits<>+0(SB)/4, $1
+DATA laneBits<>+4(SB)/4, $2
+DATA laneBits<>+8(SB)/4, $4
+DATA laneBits<>+12(SB)/4, $8
+DATA laneBits<>+16(SB)/4, $16
+DATA laneBits<>+20(SB)/4, $32
+DATA laneBits<>+24(SB)/4, $64
+DATA laneBits<>+28(SB)/4, $128
+GLOBL laneBits<>(SB), RODATA|NOPTR, $32
 
 // plusZero is added to a ray's origin and tMin: +0 to the origin, as
 // identityPoint adds it, and -0 to tMin, which leaves it as it is.
@@ -1811,18 +2054,18 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 // and limit while an instance is walked, the world ray, the instance
 // entered, whether one committed a hit, and the entered instance's
 // placed ray and BLAS.
-#define TLANEOFF 480
-#define XTOPDI 2592
-#define XBOTDI 2600
-#define XTOPBX 2608
-#define XTOPLIM 2616
-#define XWORG 2624
-#define XWDIR 2640
-#define XIDX 2656
-#define XFOUND 2660
-#define XPORG 2664
-#define XPDIR 2680
-#define XBLAS 2696
+#define TLANEOFF 672
+#define XTOPDI 2784
+#define XBOTDI 2792
+#define XTOPBX 2800
+#define XTOPLIM 2808
+#define XWORG 2816
+#define XWDIR 2832
+#define XIDX 2848
+#define XFOUND 2852
+#define XPORG 2856
+#define XPDIR 2872
+#define XBLAS 2888
 
 // Layouts the walk reads (asserted in fused_amd64.go): an instance's
 // worldToObject, mask and blas; a BLAS's typ, wide, rows and primIndex;
@@ -2027,10 +2270,9 @@ gomust: \
 // back to the top lane when its stack is empty (levelend). Instances
 // whose mask misses or that are not triangles are passed over, as the Go
 // loop does; a BLAS without leaf rows, a placed ray with infinite inverse
-// components, and the walks' own cases (an edge case, a deep stack)
-// leave the whole ray to Go (rayGoMust). The hit, its instance and its
+// components, and a deep stack leave the whole ray to Go (rayGoMust). The hit, its instance and its
 // placed ray go to out.
-TEXT ·rayTLASWalkAVX2(SB), $2720-64
+TEXT ·rayTLASWalkAVX2(SB), $2912-64
 	NO_LOCAL_POINTERS
 	TLASBEGIN(56, 8, NOP)
 	WALKSTEPS(SLAB8, PICKBRANCH, instleaf, loop, instleaf, loop, PREFETCHBELOW, gomust, levelend)
@@ -2053,7 +2295,7 @@ leave:
 // instance's walk rayOccludeAVX2's, first in each instance's lane): the
 // first instance in which a triangle hits ends it, rayHit, with, for
 // first, the hit committed into out.
-TEXT ·rayTLASOccludeAVX2(SB), $2720-64
+TEXT ·rayTLASOccludeAVX2(SB), $2912-64
 	NO_LOCAL_POINTERS
 	TLASBEGIN(120, 4, TLASFIRST)
 	OCCLUDESTEPS(SLAB8SEG, OCCPICKBRANCH, instleaf, loop, instleaf, loop, OCCPREFETCHBELOW, gomust, levelend)
