@@ -351,6 +351,50 @@ func BenchmarkHeightQueries(b *testing.B) {
 	}
 }
 
+// BenchmarkHeightQueriesOnTiles is BenchmarkHeightQueries' straight-down
+// and tilted rays, one at a time, over a TLAS of 64 tiles of the 100k
+// terrain (each an eighth of it, on an 8x8 grid): world rays with
+// infinite inverse components, which the one-call TLAS walks leave to
+// their NaN variants (rayTLASWalkNaNAVX2, rayTLASOccludeNaNAVX2).
+func BenchmarkHeightQueriesOnTiles(b *testing.B) {
+	bl := cachedBLAS(b, "terrain", 100000)
+	var insts []Instance
+	for i := range 64 {
+		m := vec.Mat3x4{{0.125, 0, 0, -0.875 + 0.25*float32(i%8)}, {0, 0.125, 0, -0.875 + 0.25*float32(i/8)}, {0, 0, 0.125, 0}}
+		insts = append(insts, Instance{Transform: m, InstanceMask: 0xff, BLAS: bl})
+	}
+	tl, err := BuildTLAS(insts, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, dir := range []string{"down", "tilted"} {
+		d := vec.V3(0, 0, -1)
+		if dir == "tilted" {
+			d = vec.V3(1e-3, 1e-3, -1)
+		}
+		rays := make([]Ray, benchRays)
+		for i := range rays {
+			rays[i] = Ray{Origin: vec.V3(float32(rng.Float64()*1.9-0.95), float32(rng.Float64()*1.9-0.95), 1), Direction: d, TMax: float32(math.Inf(1))}
+		}
+		for _, q := range []string{"intersect", "occluded"} {
+			b.Run(dir+"/"+q, func(b *testing.B) {
+				var h Hit
+				for b.Loop() {
+					for i := range rays {
+						if q == "occluded" {
+							tl.Occluded(rays[i], 0, 0xff)
+						} else {
+							tl.IntersectTo(&rays[i], 0, 0xff, &h)
+						}
+					}
+				}
+				b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+			})
+		}
+	}
+}
+
 // BenchmarkTraceInstances traces BenchmarkTrace's shadow and incoherent
 // rays, one at a time and in one batch, through a TLAS of 64 instances:
 // the 100k terrain and soup, each scaled to a quarter and placed on a

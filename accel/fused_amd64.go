@@ -191,8 +191,9 @@ type topHit struct {
 
 // rayTLASWalkAVX2 is TLAS.IntersectTo's walk for a finite world ray,
 // top level and instances, in one call (see the assembly): rayHit with
-// out set, rayMiss, or rayGoMust where Go must walk the ray (a BLAS
-// without rows, a placed ray with infinite inverse components, a deep
+// out set, rayMiss, rayNotFinite for a world or placed ray with an
+// infinite inverse component (rayTLASWalkNaNAVX2 takes those), or
+// rayGoMust where Go must walk the ray (a BLAS without rows, a deep
 // stack). Every answer is intersectTopAVX2's bit for bit
 // (TestTLASTopLevelAVX2MatchesTraversal): the same nodes in the same
 // order, the ray placed with the same roundings.
@@ -207,6 +208,22 @@ func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Poi
 //
 //go:noescape
 func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+
+// rayTLASWalkNaNAVX2 is rayTLASWalkAVX2 for the rays it answers
+// rayNotFinite (a world or placed ray with an infinite inverse
+// component), with the NaN walks' node test at both levels: the answers
+// of the Go loops for any ray.
+//
+//go:noescape
+func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+
+// rayTLASOccludeNaNAVX2 is rayTLASOccludeAVX2 for the rays it answers
+// rayNotFinite, taking each node's first child hit first: whether a
+// triangle hits (first must be false: which one it stops at is not the
+// Go loops').
+//
+//go:noescape
+func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
 
 // The layouts rayTLASWalkAVX2 reads (INSTSIZE and the others in
 // fused_amd64.s).

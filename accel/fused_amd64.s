@@ -2111,8 +2111,10 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 // top lane), the top lane's arrays (the TLAS's nodes, no rows, no
 // triangle test; stack entries of size bytes, the limit limit) and the
 // walk's first step, the top level's root; first (TLASFIRST or NOP) sets
-// the instance lane's first flag up (AX its address).
-#define TLASBEGIN(limit, size, first) \
+// the instance lane's first flag up (AX its address), and check
+// (STARTFINITE, STARTNAN) takes the world ray's inverse direction as
+// RAYSTARTBY takes it.
+#define TLASBEGIN(limit, size, first, check) \
 	LANEBASE(TLANEOFF) \
 	MOVQ    DI, XTOPDI(SP) \
 	LEAQ    1024(DI), AX \
@@ -2124,7 +2126,9 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	RAYCHECK(gomust) \
 	VMOVUPS X0, XWORG(SP) \
 	VMOVUPS X1, XWDIR(SP) \
-	RAYSETUP(gomust) \
+	RAYINV \
+	check \
+	RAYPLACE \
 	MOVQ wide+0(FP), AX \
 	MOVQ AX, 0(DI) \
 	MOVQ nwide+8(FP), AX \
@@ -2152,8 +2156,9 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 // else enters: the ray placed as instance.place places it, set up in the
 // instance's lane with the walk's tMax, the BLAS's arrays, and the walk's
 // step at the BLAS's root (stack entries of size bytes, the limit limit).
-// The top lane's stack pointer and limit wait at XTOPBX and XTOPLIM.
-#define INSTENTER(limit, size) \
+// The top lane's stack pointer and limit wait at XTOPBX and XTOPLIM;
+// check (STARTFINITE, STARTNAN) takes the placed ray's inverse.
+#define INSTENTER(limit, size, check) \
 	CMPQ DI, XTOPDI(SP) \
 	JNE  rleaf \
 	MOVL  R10, AX \
@@ -2196,7 +2201,9 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	VINSERTPS $0x20, XPDIR+8(SP), X1, X1 \
 	VINSERTPS $0x30, X6, X1, X1 /* placed direction, tMax */ \
 	MOVQ XBOTDI(SP), DI \
-	RAYSETUP(gomust) \
+	RAYINV \
+	check \
+	RAYPLACE \
 	MOVQ XBLAS(SP), DX \
 	MOVQ BLASWIDE(DX), AX \
 	MOVQ AX, 0(DI) \
@@ -2246,8 +2253,8 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	LOADNODE \
 	JMP  pop
 
-// TLASDONE returns XFOUND as the status (rayHit or rayMiss), and
-// rayGoMust at gomust.
+// TLASDONE returns XFOUND as the status (rayHit or rayMiss), rayGoMust
+// at gomust and rayNotFinite at nonfinite.
 #define TLASDONE \
 topdone: \
 	MOVBQZX XFOUND(SP), AX \
@@ -2257,6 +2264,10 @@ topdone: \
 gomust: \
 	VZEROUPPER \
 	MOVQ $2, status+56(FP) \
+	RET \
+nonfinite: \
+	VZEROUPPER \
+	MOVQ $4, status+56(FP) \
 	RET
 
 // func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
@@ -2269,16 +2280,17 @@ gomust: \
 // and WALKSTEPS on that lane from the BLAS's root with the walk's tMax,
 // back to the top lane when its stack is empty (levelend). Instances
 // whose mask misses or that are not triangles are passed over, as the Go
-// loop does; a BLAS without leaf rows, a placed ray with infinite inverse
-// components, and a deep stack leave the whole ray to Go (rayGoMust). The hit, its instance and its
-// placed ray go to out.
+// loop does; a BLAS without leaf rows and a deep stack leave the whole
+// ray to Go (rayGoMust), a world or placed ray with an infinite inverse
+// component to rayTLASWalkNaNAVX2 (rayNotFinite). The hit, its instance
+// and its placed ray go to out.
 TEXT ·rayTLASWalkAVX2(SB), $2912-64
 	NO_LOCAL_POINTERS
-	TLASBEGIN(56, 8, NOP)
+	TLASBEGIN(56, 8, NOP, STARTFINITE)
 	WALKSTEPS(SLAB8, PICKBRANCH, instleaf, loop, instleaf, loop, PREFETCHBELOW, gomust, levelend)
 	FRAMELEAF(leaf)
 instleaf:
-	INSTENTER(56, 8)
+	INSTENTER(56, 8, STARTFINITE)
 levelend:
 	CMPQ DI, XTOPDI(SP)
 	JEQ  topdone
@@ -2297,11 +2309,60 @@ leave:
 // first, the hit committed into out.
 TEXT ·rayTLASOccludeAVX2(SB), $2912-64
 	NO_LOCAL_POINTERS
-	TLASBEGIN(120, 4, TLASFIRST)
+	TLASBEGIN(120, 4, TLASFIRST, STARTFINITE)
 	OCCLUDESTEPS(SLAB8SEG, OCCPICKBRANCH, instleaf, loop, instleaf, loop, OCCPREFETCHBELOW, gomust, levelend)
 	FRAMELEAF(leaf)
 instleaf:
-	INSTENTER(120, 4)
+	INSTENTER(120, 4, STARTFINITE)
+levelend:
+	CMPQ DI, XTOPDI(SP)
+	JEQ  topdone
+	CMPB 105(DI), $0 /* a triangle of the instance hits */
+	JEQ  leave
+	INSTHIT
+	JMP  topdone
+leave:
+	INSTLEAVE
+	TLASDONE
+
+// func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+//
+// rayTLASWalkAVX2 for the rays it answers rayNotFinite: world and placed
+// rays whose inverse directions may have infinite components, walked with
+// SLAB8NAN at both levels, which on a ray without NaN distances gives
+// SLAB8's hits and entry distances (up to the signs of zeros, which no
+// order sees), so that the answers are the Go loops' for every ray.
+TEXT ·rayTLASWalkNaNAVX2(SB), $2912-64
+	NO_LOCAL_POINTERS
+	TLASBEGIN(56, 8, NOP, STARTNAN)
+	WALKSTEPS(SLAB8NAN, PICKBRANCH, instleaf, loop, instleaf, loop, PREFETCHBELOW, gomust, levelend)
+	FRAMELEAF(leaf)
+instleaf:
+	INSTENTER(56, 8, STARTNAN)
+levelend:
+	CMPQ DI, XTOPDI(SP)
+	JEQ  topdone
+	CMPB 105(DI), $0 /* the instance committed a hit */
+	JEQ  leave
+	INSTHIT
+leave:
+	INSTLEAVE
+	TLASDONE
+
+// func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+//
+// rayTLASOccludeAVX2 for the rays it answers rayNotFinite, with
+// SLAB8NAN and the first child hit first (OCCPICKFIRST) at both levels:
+// the order of the Go loops for such rays at the top level, not at a
+// finite placed ray's, so it answers whether a triangle hits (first
+// false) and nothing about which.
+TEXT ·rayTLASOccludeNaNAVX2(SB), $2912-64
+	NO_LOCAL_POINTERS
+	TLASBEGIN(120, 4, TLASFIRST, STARTNAN)
+	OCCLUDESTEPS(SLAB8NAN, OCCPICKFIRST, instleaf, loop, instleaf, loop, OCCPREFETCHBELOW, gomust, levelend)
+	FRAMELEAF(leaf)
+instleaf:
+	INSTENTER(120, 4, STARTNAN)
 levelend:
 	CMPQ DI, XTOPDI(SP)
 	JEQ  topdone

@@ -85,6 +85,14 @@ func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.
 	panic("accel: no AVX2 walk on this architecture")
 }
 
+func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
+func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) int {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
 type batchQuery struct {
 	blasArrays
 	rays          *Ray

@@ -309,16 +309,40 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 		t.Errorf("only %d hits", h)
 	}
 	// The one-call walks against the Go loops over the same top level.
-	var status, ostatus [3]int
+	var status, ostatus [5]int
+	nanAnswered := 0
 	for i, r := range rays {
 		var world rayBox
 		world.setup(r.Origin, r.Direction)
 		if !world.finite || r.TMin > r.TMax || !rayUsable(&r) {
+			// Rays the checks refuse go to Go; rays with an infinite
+			// inverse component to the NaN walks, checked against the
+			// Traversal here.
+			wide, insts, order := unsafe.Pointer(unsafe.SliceData(tl.wide)), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order))
 			var th topHit
-			if s := rayTLASWalkAVX2(unsafe.Pointer(unsafe.SliceData(tl.wide)), len(tl.wide), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order)), &r, 0xff, &th); s != rayGoMust {
-				t.Fatalf("ray %d %+v: a ray the top level cannot take answered %d", i, r, s)
+			s := rayTLASWalkAVX2(wide, len(tl.wide), insts, order, &r, 0xff, &th)
+			if usable := r.TMin <= r.TMax && rayUsable(&r); usable != (s == rayNotFinite) || !usable && s != rayGoMust {
+				t.Fatalf("ray %d %+v: a ray the finite walk cannot take answered %d", i, r, s)
 			}
-			status[rayGoMust]++
+			status[s]++
+			if s != rayNotFinite {
+				continue
+			}
+			s = rayTLASWalkNaNAVX2(wide, len(tl.wide), insts, order, &r, 0xff, &th)
+			want, wok := traverseClosest(tl, nil, r, 0, 0xff)
+			var got Hit
+			if s == rayHit {
+				setHit(&got, &tl.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
+			}
+			if s != rayGoMust && ((s == rayHit) != wok || got != want) {
+				t.Fatalf("ray %d %+v: NaN walk %d %+v, traversal %v %+v", i, r, s, got, wok, want)
+			}
+			os := rayTLASOccludeNaNAVX2(wide, len(tl.wide), insts, order, &r, 0xff, false, &th)
+			_, wocc := traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
+			if os != rayGoMust && (os == rayHit) != wocc {
+				t.Fatalf("ray %d %+v: NaN occlusion %d, traversal %v", i, r, os, wocc)
+			}
+			nanAnswered++
 			continue
 		}
 		for _, mask := range []uint32{0xff, 0x0f, 0x81} {
@@ -359,10 +383,10 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 	if ostatus[rayMiss] < 100 || ostatus[rayHit] < 100 {
 		t.Errorf("one-call occlusion [miss hit go] %v: too few of one to compare", ostatus)
 	}
-	if status[rayMiss] < 100 || status[rayHit] < 100 || status[rayGoMust] < 5 {
+	if status[rayMiss] < 100 || status[rayHit] < 100 || nanAnswered < 5 {
 		t.Errorf("one-call walk [miss hit go] %v: too few of one to compare", status)
 	}
-	t.Logf("one-call walk [miss hit go] %v", status)
+	t.Logf("one-call walk [miss hit go answered not-finite] %v, %d answered by the NaN walks", status, nanAnswered)
 	outgrew := 0
 	for i, r := range rays {
 		var world rayBox
