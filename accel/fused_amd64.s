@@ -2270,6 +2270,35 @@ nonfinite: \
 	MOVQ $4, status+56(FP) \
 	RET
 
+// TLASWALKEND is where the closest-hit TLAS walks' steps go when a
+// lane's stack is empty (levelend): the top lane's ends the walk, an
+// instance's records its hit, if it committed one, and goes back to the
+// top lane.
+#define TLASWALKEND \
+levelend: \
+	CMPQ DI, XTOPDI(SP) \
+	JEQ  topdone \
+	CMPB 105(DI), $0 /* the instance committed a hit */ \
+	JEQ  leave \
+	INSTHIT \
+leave: \
+	INSTLEAVE \
+	TLASDONE
+
+// TLASOCCLUDEEND is TLASWALKEND for the occlusion walks: an instance in
+// which a triangle hits ends the walk.
+#define TLASOCCLUDEEND \
+levelend: \
+	CMPQ DI, XTOPDI(SP) \
+	JEQ  topdone \
+	CMPB 105(DI), $0 /* a triangle of the instance hits */ \
+	JEQ  leave \
+	INSTHIT \
+	JMP  topdone \
+leave: \
+	INSTLEAVE \
+	TLASDONE
+
 // func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
 //
 // TLAS.IntersectTo's walk for a finite world ray in one call: the top
@@ -2291,15 +2320,7 @@ TEXT ·rayTLASWalkAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(56, 8, STARTFINITE)
-levelend:
-	CMPQ DI, XTOPDI(SP)
-	JEQ  topdone
-	CMPB 105(DI), $0 /* the instance committed a hit */
-	JEQ  leave
-	INSTHIT
-leave:
-	INSTLEAVE
-	TLASDONE
+	TLASWALKEND
 
 // func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
 //
@@ -2314,16 +2335,7 @@ TEXT ·rayTLASOccludeAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(120, 4, STARTFINITE)
-levelend:
-	CMPQ DI, XTOPDI(SP)
-	JEQ  topdone
-	CMPB 105(DI), $0 /* a triangle of the instance hits */
-	JEQ  leave
-	INSTHIT
-	JMP  topdone
-leave:
-	INSTLEAVE
-	TLASDONE
+	TLASOCCLUDEEND
 
 // func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
 //
@@ -2339,15 +2351,7 @@ TEXT ·rayTLASWalkNaNAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(56, 8, STARTNAN)
-levelend:
-	CMPQ DI, XTOPDI(SP)
-	JEQ  topdone
-	CMPB 105(DI), $0 /* the instance committed a hit */
-	JEQ  leave
-	INSTHIT
-leave:
-	INSTLEAVE
-	TLASDONE
+	TLASWALKEND
 
 // func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
 //
@@ -2363,13 +2367,4 @@ TEXT ·rayTLASOccludeNaNAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(120, 4, STARTNAN)
-levelend:
-	CMPQ DI, XTOPDI(SP)
-	JEQ  topdone
-	CMPB 105(DI), $0 /* a triangle of the instance hits */
-	JEQ  leave
-	INSTHIT
-	JMP  topdone
-leave:
-	INSTLEAVE
-	TLASDONE
+	TLASOCCLUDEEND
