@@ -490,8 +490,9 @@ ready:
 // EXTOPLEFT goes on at miss unless the edge from (px, py) to (qx, qy)
 // (float32 frame values) owns points on it (topLeft): dx = qx - px and
 // dy = qy - py in float32, negated where det < 0 (R9 nonzero), and
-// then dy > 0 or dy == 0 and dx > 0. It clobbers X13, X14 and AX.
-#define EXTOPLEFT(px, py, qx, qy, flip, kept, miss) \
+// then dy > 0 or dy == 0 and dx > 0. owned and kept are labels of its
+// own, a distinct pair at each use. It clobbers X12-X14 and AX.
+#define EXTOPLEFT(px, py, qx, qy, owned, kept, miss) \
 	VMOVSS   qy(SP), X13 \
 	VSUBSS   py(SP), X13, X13 \
 	VMOVSS   qx(SP), X14 \
@@ -505,12 +506,12 @@ ready:
 kept: \
 	VXORPS   X12, X12, X12 \
 	VUCOMISS X12, X13 \
-	JHI      flip /* dy > 0: owned */ \
+	JHI      owned /* dy > 0 */ \
 	JNE      miss \
 	JPS      miss \
 	VUCOMISS X12, X14 \
 	JLS      miss \
-flip:
+owned:
 
 // EXACTLANE decides lane EXJ(SP) of the leaf at SI as
 // watertightRay.intersectExact decides it: its vertices as VERTEX1
