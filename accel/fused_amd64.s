@@ -2107,7 +2107,7 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	VMULSS XWDIR+8(SP), X3, X3 \
 	VADDSS X3, xd, xd
 
-// TLASBEGIN starts rayTLASWalkAVX2 and rayTLASOccludeAVX2: the lanes,
+// TLASBEGIN starts the TLAS walks (rayTLASWalkAVX2 and the others): the lanes,
 // the world ray (checked as TLAS.IntersectTo checks it, set up in the
 // top lane), the top lane's arrays (the TLAS's nodes, no rows, no
 // triangle test; stack entries of size bytes, the limit limit) and the
