@@ -23,22 +23,27 @@ func Scale3x4(s Vec3) Mat3x4 {
 	return Mat3x4{{s.X, 0, 0, 0}, {0, s.Y, 0, 0}, {0, 0, s.Z, 0}}
 }
 
-// TransformPoint applies m to the point p (with translation).
+// TransformPoint applies m to the point p (with translation): for each
+// row, ((m0*x + m1*y) + m2*z) + m3 with every product and sum rounded to
+// float32. The explicit conversions keep the compiler from fusing a
+// product and a sum into one multiply-add (as it may where the target
+// has FMA, GOAMD64=v3 for one), so that the result is the same on every
+// target and the same as the assembly walks' placement of a ray in an
+// instance (accel's PLACEROW).
 func (m Mat3x4) TransformPoint(p Vec3) Vec3 {
-	return Vec3{
-		m[0][0]*p.X + m[0][1]*p.Y + m[0][2]*p.Z + m[0][3],
-		m[1][0]*p.X + m[1][1]*p.Y + m[1][2]*p.Z + m[1][3],
-		m[2][0]*p.X + m[2][1]*p.Y + m[2][2]*p.Z + m[2][3],
+	row := func(r *[4]float32) float32 {
+		return float32(r[0]*p.X) + float32(r[1]*p.Y) + float32(r[2]*p.Z) + r[3]
 	}
+	return Vec3{row(&m[0]), row(&m[1]), row(&m[2])}
 }
 
-// TransformVector applies the linear part of m to v (no translation).
+// TransformVector applies the linear part of m to v (no translation),
+// rounded as TransformPoint rounds.
 func (m Mat3x4) TransformVector(v Vec3) Vec3 {
-	return Vec3{
-		m[0][0]*v.X + m[0][1]*v.Y + m[0][2]*v.Z,
-		m[1][0]*v.X + m[1][1]*v.Y + m[1][2]*v.Z,
-		m[2][0]*v.X + m[2][1]*v.Y + m[2][2]*v.Z,
+	row := func(r *[4]float32) float32 {
+		return float32(r[0]*v.X) + float32(r[1]*v.Y) + float32(r[2]*v.Z)
 	}
+	return Vec3{row(&m[0]), row(&m[1]), row(&m[2])}
 }
 
 // Mul returns the composition m * n: the transform that applies n first.
@@ -46,7 +51,7 @@ func (m Mat3x4) Mul(n Mat3x4) Mat3x4 {
 	var r Mat3x4
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 4; j++ {
-			s := m[i][0]*n[0][j] + m[i][1]*n[1][j] + m[i][2]*n[2][j]
+			s := float32(m[i][0]*n[0][j]) + float32(m[i][1]*n[1][j]) + float32(m[i][2]*n[2][j])
 			if j == 3 {
 				s += m[i][3]
 			}
@@ -61,15 +66,21 @@ func (m Mat3x4) Det() float32 {
 	return float32(m.det64())
 }
 
+// det64 is the determinant in float64, every product rounded (fm) as
+// TransformPoint rounds, so that it is the same on every target.
 func (m Mat3x4) det64() float64 {
 	a := func(i, j int) float64 { return float64(m[i][j]) }
-	return a(0, 0)*(a(1, 1)*a(2, 2)-a(1, 2)*a(2, 1)) -
-		a(0, 1)*(a(1, 0)*a(2, 2)-a(1, 2)*a(2, 0)) +
-		a(0, 2)*(a(1, 0)*a(2, 1)-a(1, 1)*a(2, 0))
+	return fm(a(0, 0), fm(a(1, 1), a(2, 2))-fm(a(1, 2), a(2, 1))) -
+		fm(a(0, 1), fm(a(1, 0), a(2, 2))-fm(a(1, 2), a(2, 0))) +
+		fm(a(0, 2), fm(a(1, 0), a(2, 1))-fm(a(1, 1), a(2, 0)))
 }
 
-// Inverse returns the inverse affine transform, computed in float64 and
-// rounded once. ok is false when the linear part is singular or the result
+// fm is x*y rounded to float64: the conversion keeps the compiler from
+// fusing it with a following sum (see TransformPoint).
+func fm(x, y float64) float64 { return float64(x * y) }
+
+// Inverse returns the inverse affine transform, computed in float64 (every
+// product rounded, as det64) and rounded once. ok is false when the linear part is singular or the result
 // is not finite.
 func (m Mat3x4) Inverse() (inv Mat3x4, ok bool) {
 	d := m.det64()
@@ -78,17 +89,17 @@ func (m Mat3x4) Inverse() (inv Mat3x4, ok bool) {
 	}
 	a := func(i, j int) float64 { return float64(m[i][j]) }
 	var r [3][3]float64
-	r[0][0] = (a(1, 1)*a(2, 2) - a(1, 2)*a(2, 1)) / d
-	r[0][1] = (a(0, 2)*a(2, 1) - a(0, 1)*a(2, 2)) / d
-	r[0][2] = (a(0, 1)*a(1, 2) - a(0, 2)*a(1, 1)) / d
-	r[1][0] = (a(1, 2)*a(2, 0) - a(1, 0)*a(2, 2)) / d
-	r[1][1] = (a(0, 0)*a(2, 2) - a(0, 2)*a(2, 0)) / d
-	r[1][2] = (a(0, 2)*a(1, 0) - a(0, 0)*a(1, 2)) / d
-	r[2][0] = (a(1, 0)*a(2, 1) - a(1, 1)*a(2, 0)) / d
-	r[2][1] = (a(0, 1)*a(2, 0) - a(0, 0)*a(2, 1)) / d
-	r[2][2] = (a(0, 0)*a(1, 1) - a(0, 1)*a(1, 0)) / d
+	r[0][0] = (fm(a(1, 1), a(2, 2)) - fm(a(1, 2), a(2, 1))) / d
+	r[0][1] = (fm(a(0, 2), a(2, 1)) - fm(a(0, 1), a(2, 2))) / d
+	r[0][2] = (fm(a(0, 1), a(1, 2)) - fm(a(0, 2), a(1, 1))) / d
+	r[1][0] = (fm(a(1, 2), a(2, 0)) - fm(a(1, 0), a(2, 2))) / d
+	r[1][1] = (fm(a(0, 0), a(2, 2)) - fm(a(0, 2), a(2, 0))) / d
+	r[1][2] = (fm(a(0, 2), a(1, 0)) - fm(a(0, 0), a(1, 2))) / d
+	r[2][0] = (fm(a(1, 0), a(2, 1)) - fm(a(1, 1), a(2, 0))) / d
+	r[2][1] = (fm(a(0, 1), a(2, 0)) - fm(a(0, 0), a(2, 1))) / d
+	r[2][2] = (fm(a(0, 0), a(1, 1)) - fm(a(0, 1), a(1, 0))) / d
 	for i := 0; i < 3; i++ {
-		t := -(r[i][0]*a(0, 3) + r[i][1]*a(1, 3) + r[i][2]*a(2, 3))
+		t := -(fm(r[i][0], a(0, 3)) + fm(r[i][1], a(1, 3)) + fm(r[i][2], a(2, 3)))
 		for j := 0; j < 3; j++ {
 			inv[i][j] = float32(r[i][j])
 		}
