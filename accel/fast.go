@@ -824,9 +824,10 @@ func (t *TLAS) firstHit(r *Ray, mask uint8, f *firstFound) bool {
 	if t.walkInAsm() {
 		// The whole walk in one assembly call, where it can.
 		var th topHit
-		s := rayTLASOccludeAVX2(unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.instances)), unsafe.Pointer(unsafe.SliceData(t.order)), r, uint32(mask), f != nil, &th)
+		wide, nwide, slots, nslots := t.topArgs()
+		s := rayTLASOccludeAVX2(wide, nwide, slots, nslots, r, uint32(mask), f != nil, &th)
 		if s == rayNotFinite && f == nil {
-			s = rayTLASOccludeNaNAVX2(unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.instances)), unsafe.Pointer(unsafe.SliceData(t.order)), r, uint32(mask), false, &th)
+			s = rayTLASOccludeNaNAVX2(wide, nwide, slots, nslots, r, uint32(mask), false, &th)
 		}
 		switch s {
 		case rayMiss:

@@ -199,7 +199,7 @@ type topHit struct {
 // order, the ray placed with the same roundings.
 //
 //go:noescape
-func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 
 // rayTLASOccludeAVX2 is rayTLASWalkAVX2 for TLAS.firstHit's walk
 // (occludedTopAVX2's, each instance's that of rayOccludeAVX2, with
@@ -207,7 +207,7 @@ func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Poi
 // first.
 //
 //go:noescape
-func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 
 // rayTLASWalkNaNAVX2 is rayTLASWalkAVX2 for the rays it answers
 // rayNotFinite (a world or placed ray with an infinite inverse
@@ -215,7 +215,7 @@ func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.
 // of the Go loops for any ray.
 //
 //go:noescape
-func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 
 // rayTLASOccludeNaNAVX2 is rayTLASOccludeAVX2 for the rays it answers
 // rayNotFinite, taking each node's first child hit first: whether a
@@ -223,15 +223,16 @@ func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.
 // Go loops').
 //
 //go:noescape
-func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 
-// The layouts rayTLASWalkAVX2 reads (INSTSIZE and the others in
+// The layouts rayTLASWalkAVX2 reads (SLOTW2O and the others in
 // fused_amd64.s).
 var (
-	_ = [1]struct{}{}[unsafe.Sizeof(instance{})-120]
-	_ = [1]struct{}{}[unsafe.Offsetof(instance{}.worldToObject)-48]
-	_ = [1]struct{}{}[unsafe.Offsetof(instance{}.mask)-104]
-	_ = [1]struct{}{}[unsafe.Offsetof(instance{}.blas)-112]
+	_ = [1]struct{}{}[unsafe.Sizeof(topSlot{})-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.worldToObject)]
+	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.blas)-48]
+	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.idx)-56]
+	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.mask)-60]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.typ)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(BLAS{}.typ)-1]
 	_ = [1]struct{}{}[GeometryTriangles]

@@ -2068,13 +2068,13 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 #define XPDIR 2872
 #define XBLAS 2888
 
-// Layouts the walk reads (asserted in fused_amd64.go): an instance's
-// worldToObject, mask and blas; a BLAS's typ, wide, rows and primIndex;
-// topHit's fields.
-#define INSTSIZE 120
-#define INSTW2O 48
-#define INSTMASK 104
-#define INSTBLAS 112
+// Layouts the walk reads (asserted in fused_amd64.go): a topSlot's
+// worldToObject, blas, instance index and mask; a BLAS's typ, wide, rows
+// and primIndex; topHit's fields.
+#define SLOTW2O 0
+#define SLOTBLAS 48
+#define SLOTIDX 56
+#define SLOTMASK 60
 #define BLASTYP 4
 #define BLASWIDE 56
 #define BLASROWS 104
@@ -2165,16 +2165,15 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVL  R10, AX \
 	ANDL  $0x7fffffff, AX \
 	SHRL  $3, AX \
-	MOVQ  order+24(FP), CX \
-	MOVL  (CX)(AX*4), AX \
-	MOVL  AX, XIDX(SP) \
-	IMULQ $INSTSIZE, AX \
-	MOVQ  instances+16(FP), SI \
+	SHLQ  $6, AX /* the leaf's slot: its topSlot, one line */ \
+	MOVQ  slots+16(FP), SI \
 	ADDQ  AX, SI \
-	MOVBLZX INSTMASK(SI), CX \
+	MOVL  SLOTIDX(SI), AX \
+	MOVL  AX, XIDX(SP) \
+	MOVBLZX SLOTMASK(SI), CX \
 	ANDL  mask+40(FP), CX \
 	JZ    pop /* masked out: passed over */ \
-	MOVQ  INSTBLAS(SI), DX \
+	MOVQ  SLOTBLAS(SI), DX \
 	CMPB  BLASTYP(DX), $0 \
 	JNE   pop /* not triangles: passed over */ \
 	CMPQ  BLASROWS(DX), $0 \
@@ -2184,13 +2183,13 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVQ  LIMP(SP), AX \
 	MOVQ  AX, XTOPLIM(SP) \
 	VMOVSS 84(DI), X6 /* the walk's tMax */ \
-	PLACEROW(INSTW2O+0, X4, X5) \
+	PLACEROW(SLOTW2O+0, X4, X5) \
 	VMOVSS X4, XPORG+0(SP) \
 	VMOVSS X5, XPDIR+0(SP) \
-	PLACEROW(INSTW2O+16, X4, X5) \
+	PLACEROW(SLOTW2O+16, X4, X5) \
 	VMOVSS X4, XPORG+4(SP) \
 	VMOVSS X5, XPDIR+4(SP) \
-	PLACEROW(INSTW2O+32, X4, X5) \
+	PLACEROW(SLOTW2O+32, X4, X5) \
 	VMOVSS X4, XPORG+8(SP) \
 	VMOVSS X5, XPDIR+8(SP) \
 	VMOVSS    XPORG+0(SP), X0 \
@@ -2300,7 +2299,7 @@ leave: \
 	INSTLEAVE \
 	TLASDONE
 
-// func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+// func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 //
 // TLAS.IntersectTo's walk for a finite world ray in one call: the top
 // level's nodes as intersectTopAVX2's walkAVX2 takes them (WALKSTEPS on
@@ -2323,7 +2322,7 @@ instleaf:
 	INSTENTER(56, 8, STARTFINITE)
 	TLASWALKEND
 
-// func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+// func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 //
 // rayTLASWalkAVX2 for TLAS.firstHit's walk (occludedTopAVX2's, each
 // instance's walk rayOccludeAVX2's, first in each instance's lane): the
@@ -2338,7 +2337,7 @@ instleaf:
 	INSTENTER(120, 4, STARTFINITE)
 	TLASOCCLUDEEND
 
-// func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) (status int)
+// func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 //
 // rayTLASWalkAVX2 for the rays it answers rayNotFinite: world and placed
 // rays whose inverse directions may have infinite components, walked with
@@ -2354,7 +2353,7 @@ instleaf:
 	INSTENTER(56, 8, STARTNAN)
 	TLASWALKEND
 
-// func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) (status int)
+// func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 //
 // rayTLASOccludeAVX2 for the rays it answers rayNotFinite, with
 // SLAB8NAN and the first child hit first (OCCPICKFIRST) at both levels:

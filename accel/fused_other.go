@@ -77,19 +77,19 @@ type topHit struct {
 	org, dir vec.Vec3
 }
 
-func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) int {
+func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) int {
 	panic("accel: no AVX2 walk on this architecture")
 }
 
-func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) int {
+func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) int {
 	panic("accel: no AVX2 walk on this architecture")
 }
 
-func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, out *topHit) int {
+func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) int {
 	panic("accel: no AVX2 walk on this architecture")
 }
 
-func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, instances, order unsafe.Pointer, r *Ray, mask uint32, first bool, out *topHit) int {
+func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) int {
 	panic("accel: no AVX2 walk on this architecture")
 }
 

@@ -67,9 +67,10 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 	if t.walkInAsm() {
 		// The whole walk in one assembly call, where it can.
 		var th topHit
-		s := rayTLASWalkAVX2(unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.instances)), unsafe.Pointer(unsafe.SliceData(t.order)), r, mask, &th)
+		wide, nwide, slots, nslots := t.topArgs()
+		s := rayTLASWalkAVX2(wide, nwide, slots, nslots, r, mask, &th)
 		if s == rayNotFinite {
-			s = rayTLASWalkNaNAVX2(unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.instances)), unsafe.Pointer(unsafe.SliceData(t.order)), r, mask, &th)
+			s = rayTLASWalkNaNAVX2(wide, nwide, slots, nslots, r, mask, &th)
 		}
 		switch s {
 		case rayMiss:

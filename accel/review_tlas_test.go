@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -309,6 +308,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 		t.Errorf("only %d hits", h)
 	}
 	// The one-call walks against the Go loops over the same top level.
+	wide, nwide, slots, nslots := tl.topArgs()
 	var status, ostatus [5]int
 	nanAnswered := 0
 	for i, r := range rays {
@@ -318,9 +318,8 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 			// Rays the checks refuse go to Go; rays with an infinite
 			// inverse component to the NaN walks, checked against the
 			// Traversal here.
-			wide, insts, order := unsafe.Pointer(unsafe.SliceData(tl.wide)), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order))
 			var th topHit
-			s := rayTLASWalkAVX2(wide, len(tl.wide), insts, order, &r, 0xff, &th)
+			s := rayTLASWalkAVX2(wide, nwide, slots, nslots, &r, 0xff, &th)
 			if usable := r.TMin <= r.TMax && rayUsable(&r); usable != (s == rayNotFinite) || !usable && s != rayGoMust {
 				t.Fatalf("ray %d %+v: a ray the finite walk cannot take answered %d", i, r, s)
 			}
@@ -328,7 +327,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 			if s != rayNotFinite {
 				continue
 			}
-			s = rayTLASWalkNaNAVX2(wide, len(tl.wide), insts, order, &r, 0xff, &th)
+			s = rayTLASWalkNaNAVX2(wide, nwide, slots, nslots, &r, 0xff, &th)
 			want, wok := traverseClosest(tl, nil, r, 0, 0xff)
 			var got Hit
 			if s == rayHit {
@@ -337,7 +336,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 			if s != rayGoMust && ((s == rayHit) != wok || got != want) {
 				t.Fatalf("ray %d %+v: NaN walk %d %+v, traversal %v %+v", i, r, s, got, wok, want)
 			}
-			os := rayTLASOccludeNaNAVX2(wide, len(tl.wide), insts, order, &r, 0xff, false, &th)
+			os := rayTLASOccludeNaNAVX2(wide, nwide, slots, nslots, &r, 0xff, false, &th)
 			_, wocc := traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
 			if os != rayGoMust && (os == rayHit) != wocc {
 				t.Fatalf("ray %d %+v: NaN occlusion %d, traversal %v", i, r, os, wocc)
@@ -347,7 +346,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 		}
 		for _, mask := range []uint32{0xff, 0x0f, 0x81} {
 			var th topHit
-			s := rayTLASWalkAVX2(unsafe.Pointer(unsafe.SliceData(tl.wide)), len(tl.wide), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order)), &r, mask, &th)
+			s := rayTLASWalkAVX2(wide, nwide, slots, nslots, &r, mask, &th)
 			status[s]++
 			var want Hit
 			wok, done := tl.intersectTopAVX2(&r, &world, uint8(mask), RayFlagSkipProceduralPrimitives, make([]stackEntry, smallStack), &want)
@@ -363,7 +362,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 			}
 			for _, first := range []bool{false, true} {
 				var oh topHit
-				os := rayTLASOccludeAVX2(unsafe.Pointer(unsafe.SliceData(tl.wide)), len(tl.wide), unsafe.Pointer(unsafe.SliceData(tl.instances)), unsafe.Pointer(unsafe.SliceData(tl.order)), &r, mask, first, &oh)
+				os := rayTLASOccludeAVX2(wide, nwide, slots, nslots, &r, mask, first, &oh)
 				var f firstFound
 				var fp *firstFound
 				if first {

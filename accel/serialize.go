@@ -631,6 +631,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()
+	t.deriveSlots()
 	return t, nil
 }
 

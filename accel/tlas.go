@@ -2,6 +2,7 @@ package accel
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -60,6 +61,38 @@ type TLAS struct {
 	sole        bool
 	soleUpdates uint64
 	order       []uint32 // leaf slot -> instance index
+	// slots are the instances the leaf slots hold, as the assembly walks
+	// read them (deriveSlots); a new array whenever they change, so that
+	// a Clone may share it.
+	slots []topSlot
+}
+
+// topSlot is the instance of a leaf slot as the assembly TLAS walks
+// (rayTLASWalkAVX2) read it: one 64-byte line, where the instance itself
+// (120 bytes, found through order) took two dependent loads, the second
+// a cache miss on a large top level (a tenth of the walk's samples at
+// 10k instances).
+type topSlot struct {
+	worldToObject vec.Mat3x4
+	blas          *BLAS
+	idx           uint32 // the instance's index
+	mask          uint8
+	_             [3]byte
+}
+
+// deriveSlots sets slots from instances and order.
+func (t *TLAS) deriveSlots() {
+	slots := make([]topSlot, len(t.order))
+	for s, i := range t.order {
+		in := &t.instances[i]
+		slots[s] = topSlot{worldToObject: in.worldToObject, blas: in.blas, idx: i, mask: in.mask}
+	}
+	t.slots = slots
+}
+
+// topArgs returns t's arrays as the assembly TLAS walks take them.
+func (t *TLAS) topArgs() (wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int) {
+	return unsafe.Pointer(unsafe.SliceData(t.wide)), len(t.wide), unsafe.Pointer(unsafe.SliceData(t.slots)), len(t.slots)
 }
 
 // BuildTLAS builds a top-level acceleration structure
@@ -137,6 +170,7 @@ func (t *TLAS) build() {
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()
+	t.deriveSlots()
 }
 
 // deriveSole sets sole and soleUpdates.

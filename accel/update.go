@@ -293,6 +293,7 @@ func (t *TLAS) apply(prep []instance) {
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()
+	t.deriveSlots()
 }
 
 // slotBox returns the world bounds of the instance in leaf slot s.
