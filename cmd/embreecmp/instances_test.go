@@ -4,7 +4,9 @@ package main
 
 import (
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/raypipe/raypipe/internal/meshgen"
@@ -47,5 +49,27 @@ func TestInstanceBoundsHoldEveryPlacedVertex(t *testing.T) {
 				t.Fatalf("instance %d: vertex %v placed at %v, outside %+v", i, p, w, b)
 			}
 		}
+	}
+}
+
+// TestBadInstanceFlagsAreErrors checks that -instances and -instance-tris
+// with a bad size, and a -cpuprofile that cannot be written, end the run
+// with an error that says which value, before anything is built or run.
+func TestBadInstanceFlagsAreErrors(t *testing.T) {
+	defer func(s, o, i, n string) { *flagSizes, *flagOBJ, *flagInstances, *flagInstTris = s, o, i, n }(*flagSizes, *flagOBJ, *flagInstances, *flagInstTris)
+	*flagSizes, *flagOBJ = "", ""
+	for _, c := range []struct{ instances, tris, bad string }{
+		{"1k,lots", "10k", "lots"},
+		{"1k", "many", "many"},
+	} {
+		*flagInstances, *flagInstTris = c.instances, c.tris
+		if err := run(); err == nil || !strings.Contains(err.Error(), c.bad) {
+			t.Errorf("-instances %q -instance-tris %q: error %v, want one naming %q", c.instances, c.tris, err, c.bad)
+		}
+	}
+	ran := false
+	err := profiled(filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.prof"), func() error { ran = true; return nil })
+	if err == nil || ran {
+		t.Errorf("-cpuprofile into a missing directory: error %v, ran %v", err, ran)
 	}
 }

@@ -4,6 +4,7 @@ package embree
 
 import (
 	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -378,4 +379,48 @@ func TestInstancesMatchFlattenedOracle(t *testing.T) {
 		t.Errorf("only %d of %d rays hit", nhit, len(rays))
 	}
 	t.Logf("%d rays, %d hits; commit %v", len(rays), nhit, commit)
+}
+
+// TestBuildInstancesErrors checks that BuildInstances refuses, with an
+// error that names the problem, a missing bottom scene, one built on
+// another device or already closed, a bad quality and a closed device.
+func TestBuildInstancesErrors(t *testing.T) {
+	dev, err := NewDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	pos := []vec.Vec3{vec.V3(0, 0, 0), vec.V3(1, 0, 0), vec.V3(0, 1, 0)}
+	bottom, err := dev.BuildTriangles(pos, []uint32{0, 1, 2}, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := other.BuildTriangles(pos, []uint32{0, 1, 2}, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer foreign.Close()
+	xfs := []vec.Mat3x4{vec.Identity3x4}
+	want := func(name string, err error, msg string) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: error %v, want one saying %q", name, err, msg)
+		}
+	}
+	_, _, err = dev.BuildInstances(nil, xfs, Medium)
+	want("nil bottom", err, "same device")
+	_, _, err = dev.BuildInstances(foreign, xfs, Medium)
+	want("bottom of another device", err, "same device")
+	_, _, err = dev.BuildInstances(bottom, xfs, Quality(7))
+	want("bad quality", err, "unknown build quality")
+	bottom.Close()
+	_, _, err = dev.BuildInstances(bottom, xfs, Medium)
+	want("closed bottom", err, "must be open")
+	dev.Close()
+	_, _, err = dev.BuildInstances(bottom, xfs, Medium)
+	want("closed device", err, "device is closed")
 }
