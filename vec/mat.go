@@ -31,19 +31,21 @@ func Scale3x4(s Vec3) Mat3x4 {
 // target and the same as the assembly walks' placement of a ray in an
 // instance (accel's PLACEROW).
 func (m Mat3x4) TransformPoint(p Vec3) Vec3 {
-	row := func(r *[4]float32) float32 {
-		return float32(r[0]*p.X) + float32(r[1]*p.Y) + float32(r[2]*p.Z) + r[3]
+	return Vec3{
+		float32(m[0][0]*p.X) + float32(m[0][1]*p.Y) + float32(m[0][2]*p.Z) + m[0][3],
+		float32(m[1][0]*p.X) + float32(m[1][1]*p.Y) + float32(m[1][2]*p.Z) + m[1][3],
+		float32(m[2][0]*p.X) + float32(m[2][1]*p.Y) + float32(m[2][2]*p.Z) + m[2][3],
 	}
-	return Vec3{row(&m[0]), row(&m[1]), row(&m[2])}
 }
 
 // TransformVector applies the linear part of m to v (no translation),
 // rounded as TransformPoint rounds.
 func (m Mat3x4) TransformVector(v Vec3) Vec3 {
-	row := func(r *[4]float32) float32 {
-		return float32(r[0]*v.X) + float32(r[1]*v.Y) + float32(r[2]*v.Z)
+	return Vec3{
+		float32(m[0][0]*v.X) + float32(m[0][1]*v.Y) + float32(m[0][2]*v.Z),
+		float32(m[1][0]*v.X) + float32(m[1][1]*v.Y) + float32(m[1][2]*v.Z),
+		float32(m[2][0]*v.X) + float32(m[2][1]*v.Y) + float32(m[2][2]*v.Z),
 	}
-	return Vec3{row(&m[0]), row(&m[1]), row(&m[2])}
 }
 
 // Mul returns the composition m * n: the transform that applies n first.

@@ -52,17 +52,7 @@ func instanceBounds(b raygen.Bounds, transforms []vec.Mat3x4) raygen.Bounds {
 	w := raygen.Bounds{Min: vec.V3(inf, inf, inf), Max: vec.V3(-inf, -inf, -inf)}
 	for _, m := range transforms {
 		for k := range 8 {
-			c := b.Min
-			if k&1 != 0 {
-				c.X = b.Max.X
-			}
-			if k&2 != 0 {
-				c.Y = b.Max.Y
-			}
-			if k&4 != 0 {
-				c.Z = b.Max.Z
-			}
-			p := m.TransformPoint(c)
+			p := m.TransformPoint(b.Corner(k))
 			w.Min, w.Max = w.Min.Min(p), w.Max.Max(p)
 		}
 	}

@@ -32,17 +32,7 @@ func Camera(b Bounds, aspect float32) (eye, right, up, forward vec.Vec3) {
 	tanX := tanY * aspect
 	var dist float32
 	for i := 0; i < 8; i++ {
-		p := b.Min
-		if i&1 != 0 {
-			p.X = b.Max.X
-		}
-		if i&2 != 0 {
-			p.Y = b.Max.Y
-		}
-		if i&4 != 0 {
-			p.Z = b.Max.Z
-		}
-		q := p.Sub(c)
+		q := b.Corner(i).Sub(c)
 		// The corner sits at depth dist + q.forward in front of the eye.
 		z := q.Dot(forward)
 		dist = max(dist, abs(q.Dot(right))/tanX-z, abs(q.Dot(up))/tanY-z)

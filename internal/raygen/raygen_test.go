@@ -164,3 +164,33 @@ func TestBoundsOf(t *testing.T) {
 		t.Errorf("empty bounds %+v not empty", e)
 	}
 }
+
+// TestBoundsCorners checks Corner against its definition: the eight
+// points are distinct, each coordinate is Min's or Max's as the bits of
+// i say, and together they bound exactly b.
+func TestBoundsCorners(t *testing.T) {
+	b := Bounds{Min: vec.V3(-1, 2, -3), Max: vec.V3(4, 5, 6)}
+	seen := map[vec.Vec3]bool{}
+	var all []vec.Vec3
+	for i := range 8 {
+		c := b.Corner(i)
+		want := vec.V3(b.Min.X, b.Min.Y, b.Min.Z)
+		if i&1 != 0 {
+			want.X = b.Max.X
+		}
+		if i&2 != 0 {
+			want.Y = b.Max.Y
+		}
+		if i&4 != 0 {
+			want.Z = b.Max.Z
+		}
+		if c != want || seen[c] {
+			t.Fatalf("corner %d: %v (want %v, distinct)", i, c, want)
+		}
+		seen[c] = true
+		all = append(all, c)
+	}
+	if got := BoundsOf(all); got != b {
+		t.Errorf("the corners bound %+v, want %+v", got, b)
+	}
+}
