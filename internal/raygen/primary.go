@@ -90,17 +90,7 @@ func newPinhole(b Bounds, width, height int) pinhole {
 	inf := float32(math.Inf(1))
 	c.x0, c.y0, c.x1, c.y1 = inf, inf, -inf, -inf
 	for i := 0; i < 8; i++ {
-		p := b.Min
-		if i&1 != 0 {
-			p.X = b.Max.X
-		}
-		if i&2 != 0 {
-			p.Y = b.Max.Y
-		}
-		if i&4 != 0 {
-			p.Z = b.Max.Z
-		}
-		q := p.Sub(c.eye)
+		q := b.Corner(i).Sub(c.eye)
 		z := q.Dot(c.forward)
 		sx, sy := q.Dot(c.right)/z, q.Dot(c.up)/z
 		c.x0, c.x1 = min(c.x0, sx), max(c.x1, sx)
