@@ -33,10 +33,16 @@
 //
 // Tracers: embree-low, embree-medium, embree-high (Embree's build
 // qualities, traced ray by ray with rtcIntersect1/rtcOccluded1; with
-// "-stream", each chunk in one rtcIntersect1M/rtcOccluded1M call) and
-// raypipe-fastbuild, raypipe-fasttrace (BuildPreferFastBuild and
-// BuildPreferFastTrace, traced ray by ray with Intersect/Occluded; with
-// "-batch", each chunk in one IntersectBatch/OccludedBatch call).
+// "-robust", e.g. embree-medium-robust, the scenes are built with
+// RTC_SCENE_FLAG_ROBUST, Embree's mode against rays slipping through
+// shared edges, the nearest it has to the watertight test the D3D12 spec
+// requires of raypipe; with "-stream", each chunk in one
+// rtcIntersect1M/rtcOccluded1M call) and raypipe-fastbuild,
+// raypipe-fasttrace (BuildPreferFastBuild and BuildPreferFastTrace, traced
+// ray by ray with Intersect/Occluded; with "-batch", each chunk in one
+// IntersectBatch/OccludedBatch call). Embree takes the kernels of the
+// newest instruction set the processor runs (avx512 on one with AVX-512)
+// unless -embree-isa caps it (avx2: raypipe's).
 //
 // With -instances, scenes of instances of one terrain (-instance-tris
 // triangles) are compared too: the terrain is built once per builder,
@@ -59,6 +65,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -85,6 +92,7 @@ var (
 	flagCheck     = flag.Bool("check", true, "compare every tracer's answers with the first tracer's")
 	flagInstances = flag.String("instances", "", "comma-separated instance counts of top-level scenes to compare as well (k and m suffixes): instances of one terrain of -instance-tris triangles, placed at random")
 	flagInstTris  = flag.String("instance-tris", "10k", "triangles of the terrain the -instances scenes instance")
+	flagEmbreeISA = flag.String("embree-isa", "", "newest instruction set Embree's kernels may use: "+strings.Join(embree.ISAs, ", ")+" (empty: the newest this processor runs, avx512 where it has AVX-512; raypipe's walks use AVX2)")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
@@ -133,7 +141,10 @@ type mesh struct {
 }
 
 func run() error {
-	tracers, err := makeTracers(*flagTracers)
+	if *flagEmbreeISA != "" && !slices.Contains(embree.ISAs, *flagEmbreeISA) {
+		return fmt.Errorf("-embree-isa %q: want one of %s", *flagEmbreeISA, strings.Join(embree.ISAs, ", "))
+	}
+	tracers, err := makeTracers(*flagTracers, *flagEmbreeISA)
 	if err != nil {
 		return err
 	}
@@ -185,8 +196,12 @@ func run() error {
 	if len(meshes) == 0 {
 		return fmt.Errorf("no scenes: give -sizes, -obj or -instances")
 	}
-	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, raypipe walks: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
-		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, accel.Walks(), *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
+	isa := "the newest this processor runs"
+	if *flagEmbreeISA != "" {
+		isa = "up to " + *flagEmbreeISA
+	}
+	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, raypipe walks: %s, Embree kernels: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
+		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, accel.Walks(), isa, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
 	for _, mk := range meshes {
 		m, err := mk()
 		if err != nil {
@@ -203,31 +218,10 @@ func run() error {
 	return nil
 }
 
-func makeTracers(list string) ([]tracer, error) {
+func makeTracers(list, maxISA string) ([]tracer, error) {
 	var ts []tracer
 	for _, name := range splitList(list) {
-		var t tracer
-		var err error
-		// "-stream" and "-batch" trace each chunk of rays with one call
-		// (rtcIntersect1M, accel's IntersectBatch) instead of ray by ray.
-		base, many := strings.CutSuffix(name, "-stream")
-		if !many {
-			base, many = strings.CutSuffix(name, "-batch")
-		}
-		switch {
-		case base == "embree-low" && name != base+"-batch":
-			t = embreeTracer{embree.Low, many}
-		case base == "embree-medium" && name != base+"-batch":
-			t = embreeTracer{embree.Medium, many}
-		case base == "embree-high" && name != base+"-batch":
-			t = embreeTracer{embree.High, many}
-		case base == "raypipe-fastbuild" && name != base+"-stream":
-			t = raypipeTracer{accel.BuildPreferFastBuild, many}
-		case base == "raypipe-fasttrace" && name != base+"-stream":
-			t = raypipeTracer{accel.BuildPreferFastTrace, many}
-		default:
-			err = fmt.Errorf("unknown tracer %q", name)
-		}
+		t, err := makeTracer(name, maxISA)
 		if err != nil {
 			return nil, err
 		}
@@ -237,6 +231,32 @@ func makeTracers(list string) ([]tracer, error) {
 		return nil, fmt.Errorf("no tracers")
 	}
 	return ts, nil
+}
+
+// makeTracer returns the tracer of a name: embree-QUALITY[-robust][-stream]
+// or raypipe-fastbuild/fasttrace[-batch].
+func makeTracer(name, maxISA string) (tracer, error) {
+	// "-stream" and "-batch" trace each chunk of rays with one call
+	// (rtcIntersect1M, accel's IntersectBatch) instead of ray by ray.
+	if rest, ok := strings.CutPrefix(name, "embree-"); ok {
+		rest, stream := strings.CutSuffix(rest, "-stream")
+		rest, robust := strings.CutSuffix(rest, "-robust")
+		for _, q := range []embree.Quality{embree.Low, embree.Medium, embree.High} {
+			if rest == q.String() {
+				return embreeTracer{quality: q, robust: robust, stream: stream, maxISA: maxISA}, nil
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, "raypipe-"); ok {
+		rest, batch := strings.CutSuffix(rest, "-batch")
+		switch rest {
+		case "fastbuild":
+			return raypipeTracer{accel.BuildPreferFastBuild, batch}, nil
+		case "fasttrace":
+			return raypipeTracer{accel.BuildPreferFastTrace, batch}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown tracer %q", name)
 }
 
 // rayKind is one ray batch of a scene.
@@ -521,7 +541,7 @@ func printTable(rows []string, tracers []tracer, results []result) {
 
 // short abbreviates a tracer name for a ratio heading: embree-medium -> E-med.
 func short(name string) string {
-	r := strings.NewReplacer("embree-", "E-", "raypipe-", "R-", "medium", "med", "fastbuild", "fb", "fasttrace", "ft", "-batch", "-b", "-stream", "-s")
+	r := strings.NewReplacer("embree-", "E-", "raypipe-", "R-", "medium", "med", "fastbuild", "fb", "fasttrace", "ft", "-robust", "-rob", "-batch", "-b", "-stream", "-s")
 	return r.Replace(name)
 }
 

@@ -61,18 +61,24 @@ type scene interface {
 // coexist with an all-threads one.
 type embreeTracer struct {
 	quality embree.Quality
-	stream  bool // trace with rtcIntersect1M/rtcOccluded1M
+	robust  bool   // RTC_SCENE_FLAG_ROBUST (embree.Config.Robust)
+	stream  bool   // trace with rtcIntersect1M/rtcOccluded1M
+	maxISA  string // embree.Config.MaxISA (-embree-isa)
 }
 
 func (t embreeTracer) Name() string {
-	if t.stream {
-		return "embree-" + t.quality.String() + "-stream"
+	name := "embree-" + t.quality.String()
+	if t.robust {
+		name += "-robust"
 	}
-	return "embree-" + t.quality.String()
+	if t.stream {
+		name += "-stream"
+	}
+	return name
 }
 
 func (t embreeTracer) Builder(threads int) (builder, error) {
-	d, err := embree.NewDevice(threads)
+	d, err := embree.NewDeviceConfig(embree.Config{Threads: threads, MaxISA: t.maxISA, Robust: t.robust})
 	if err != nil {
 		return nil, err
 	}

@@ -15,9 +15,11 @@ package embree
 typedef struct { float ox, oy, oz, tmin, dx, dy, dz, tmax; } rp_ray;
 typedef struct { float t; unsigned int prim, geom; float u, v; } rp_hit;
 
-// rp_device holds a device and the last error message its callback saw.
+// rp_device holds a device, the scene flags its scenes are built with and
+// the last error message its callback saw.
 typedef struct {
 	RTCDevice dev;
+	enum RTCSceneFlags flags;
 	char msg[256];
 } rp_device;
 
@@ -26,9 +28,10 @@ static void rp_error(void *user, enum RTCError code, const char *str) {
 	snprintf(d->msg, sizeof d->msg, "%s", str ? str : "");
 }
 
-static rp_device *rp_new_device(const char *config) {
+static rp_device *rp_new_device(const char *config, int robust) {
 	rp_device *d = (rp_device*)calloc(1, sizeof *d);
 	if (!d) return NULL;
+	d->flags = robust ? RTC_SCENE_FLAG_ROBUST : RTC_SCENE_FLAG_NONE;
 	d->dev = rtcNewDevice(config);
 	if (d->dev) rtcSetDeviceErrorFunction(d->dev, rp_error, d);
 	return d;
@@ -50,6 +53,7 @@ static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
 		const unsigned int *idx, unsigned int ntris, enum RTCBuildQuality q) {
 	RTCScene scene = rtcNewScene(d->dev);
 	if (!scene) return NULL;
+	rtcSetSceneFlags(scene, d->flags);
 	rtcSetSceneBuildQuality(scene, q);
 	if (ntris == 0) { rtcCommitScene(scene); return scene; }
 	RTCGeometry g = rtcNewGeometry(d->dev, RTC_GEOMETRY_TYPE_TRIANGLE);
@@ -83,6 +87,7 @@ static RTCScene rp_build_instances(rp_device *d, RTCScene bottom, const float *x
 		enum RTCBuildQuality q, double *commit) {
 	RTCScene scene = rtcNewScene(d->dev);
 	if (!scene) return NULL;
+	rtcSetSceneFlags(scene, d->flags);
 	rtcSetSceneBuildQuality(scene, q);
 	for (unsigned int i = 0; i < n; i++) {
 		RTCGeometry g = rtcNewGeometry(d->dev, RTC_GEOMETRY_TYPE_INSTANCE);
@@ -231,6 +236,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -349,18 +356,66 @@ type Device struct {
 // (Embree's "threads=N" configuration); threads <= 0 lets Embree use all
 // hardware threads. Tracing runs on the calling threads, whatever this is.
 func NewDevice(threads int) (*Device, error) {
-	cfg := ""
-	if threads > 0 {
-		cfg = fmt.Sprintf("threads=%d", threads)
-	}
-	return newDevice(cfg)
+	return NewDeviceConfig(Config{Threads: threads})
 }
 
-// newDevice returns a device made with an Embree configuration string.
-func newDevice(cfg string) (*Device, error) {
+// Config configures a device beyond Embree's defaults.
+type Config struct {
+	// Threads is the number of build threads (Embree's "threads=N");
+	// 0 or less lets Embree use all hardware threads.
+	Threads int
+	// MaxISA caps the instruction set of the kernels Embree selects
+	// ("max_isa=..."): one of ISAs. Empty lets Embree take the newest the
+	// processor runs (on a processor with AVX-512, Debian's Embree 3.13
+	// traces single rays with its avx512 kernels).
+	MaxISA string
+	// Robust builds every scene with RTC_SCENE_FLAG_ROBUST: "avoids
+	// optimizations that reduce arithmetic accuracy ... typically used for
+	// avoiding artifacts caused by rays shooting through edges of
+	// neighboring primitives" (rtcSetSceneFlags(3)). Embree 3.13 then
+	// builds Triangle4v leaves and traces them with its Pluecker
+	// intersector and a conservative box test, the mode nearest to the
+	// watertight test the D3D12 spec requires.
+	Robust bool
+}
+
+// ISAs are the instruction sets Config.MaxISA accepts, oldest first.
+var ISAs = []string{"sse2", "sse4.2", "avx", "avx2", "avx512"}
+
+// config returns c as an Embree configuration string.
+func (c Config) config() (string, error) {
+	var parts []string
+	if c.Threads > 0 {
+		parts = append(parts, fmt.Sprintf("threads=%d", c.Threads))
+	}
+	if c.MaxISA != "" {
+		if !slices.Contains(ISAs, c.MaxISA) {
+			return "", fmt.Errorf("embree: unknown instruction set %q (want one of %s)", c.MaxISA, strings.Join(ISAs, ", "))
+		}
+		parts = append(parts, "max_isa="+c.MaxISA)
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// NewDeviceConfig returns a device configured by c.
+func NewDeviceConfig(c Config) (*Device, error) {
+	cfg, err := c.config()
+	if err != nil {
+		return nil, err
+	}
+	return newDevice(cfg, c.Robust)
+}
+
+// newDevice returns a device made with an Embree configuration string,
+// whose scenes are built with RTC_SCENE_FLAG_ROBUST if robust.
+func newDevice(cfg string, robust bool) (*Device, error) {
 	cs := C.CString(cfg)
 	defer C.free(unsafe.Pointer(cs))
-	d := C.rp_new_device(cs)
+	r := C.int(0)
+	if robust {
+		r = 1
+	}
+	d := C.rp_new_device(cs, r)
 	if d == nil {
 		return nil, errors.New("embree: out of memory")
 	}

@@ -64,27 +64,51 @@ func relClose(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b), 1e-30)
 }
 
+// tClose reports whether Embree's t agrees with the oracle's within 1e-4
+// relative to the larger of t and the ray's origin in units of t: a hit
+// a hair from the origin carries float32 error of order |origin|*2^-24
+// (robust mode's Pluecker test computes t from the vertices relative to
+// the origin), which a purely relative test would flag.
+func tClose(got float32, want float64, r raygen.Ray) bool {
+	o := r.Origin
+	scale := max(math.Abs(float64(o.X)), math.Abs(float64(o.Y)), math.Abs(float64(o.Z)))
+	if l := float64(r.Dir.Len()); l > 0 {
+		scale /= l
+	}
+	return math.Abs(float64(got)-want) <= 1e-4*max(math.Abs(float64(got)), math.Abs(want), scale)
+}
+
 func TestIntersectMatchesOracle(t *testing.T) {
 	dev, err := NewDevice(2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dev.Close()
+	// A robust device whose kernels are capped at SSE2 (other kernels,
+	// Triangle4v leaves and the Pluecker intersector) must answer alike.
+	robust, err := NewDeviceConfig(Config{Threads: 1, MaxISA: "sse2", Robust: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer robust.Close()
 	type mesh struct {
 		name     string
 		pos      []vec.Vec3
 		idx      []uint32
 		quality  Quality
 		parallel bool
+		dev      *Device
 	}
 	var meshes []mesh
 	p, i := meshgen.Terrain(800, 1)
-	meshes = append(meshes, mesh{"terrain", p, i, Medium, false})
+	meshes = append(meshes, mesh{"terrain", p, i, Medium, false, dev})
+	meshes = append(meshes, mesh{"terrain-robust-sse2", p, i, Medium, false, robust})
 	p, i = meshgen.Soup(600, 2)
-	meshes = append(meshes, mesh{"soup", p, i, High, true})
+	meshes = append(meshes, mesh{"soup", p, i, High, true, dev})
+	meshes = append(meshes, mesh{"soup-robust-sse2", p, i, High, true, robust})
 	for _, m := range meshes {
 		t.Run(m.name, func(t *testing.T) {
-			sc, err := dev.BuildTriangles(m.pos, m.idx, m.quality)
+			sc, err := m.dev.BuildTriangles(m.pos, m.idx, m.quality)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +141,7 @@ func TestIntersectMatchesOracle(t *testing.T) {
 					continue
 				}
 				nhit++
-				if !relClose(float64(got.T), want.t, 1e-4) {
+				if !tClose(got.T, want.t, r) {
 					t.Errorf("ray %d: embree t %g, oracle t %g", k, got.T, want.t)
 				}
 				if int(got.PrimID) != want.prim {
@@ -213,9 +237,33 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
+// A device's configuration is checked before Embree sees it: an unknown
+// instruction set is refused with the sets it may be.
+func TestConfigErrors(t *testing.T) {
+	for _, isa := range []string{"avx3", "AVX2", "sse"} {
+		d, err := NewDeviceConfig(Config{MaxISA: isa})
+		if err == nil {
+			d.Close()
+			t.Errorf("MaxISA %q accepted", isa)
+			continue
+		}
+		if !strings.Contains(err.Error(), isa) || !strings.Contains(err.Error(), "avx512") {
+			t.Errorf("MaxISA %q: error %q does not name it and the choices", isa, err)
+		}
+	}
+	for _, isa := range ISAs {
+		d, err := NewDeviceConfig(Config{Threads: 1, MaxISA: isa})
+		if err != nil {
+			t.Errorf("MaxISA %q: %v", isa, err)
+			continue
+		}
+		d.Close()
+	}
+}
+
 func TestEmbreeError(t *testing.T) {
 	// A malformed configuration is reported as an Embree error.
-	if d, err := newDevice("threads="); err == nil {
+	if d, err := newDevice("threads=", false); err == nil {
 		d.Close()
 		t.Error("bad configuration accepted")
 	} else {

@@ -1,0 +1,52 @@
+//go:build embree
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/raypipe/raypipe/internal/embree"
+)
+
+// TestTracerNamesRoundTrip checks that every tracer name the command's doc
+// lists makes the tracer it names (robust and stream Embree variants,
+// batch raypipe ones), and that -embree-isa reaches Embree's tracers.
+func TestTracerNamesRoundTrip(t *testing.T) {
+	names := []string{
+		"embree-low", "embree-medium", "embree-high",
+		"embree-medium-robust", "embree-high-robust-stream", "embree-medium-stream",
+		"raypipe-fastbuild", "raypipe-fasttrace", "raypipe-fasttrace-batch",
+	}
+	ts, err := makeTracers(strings.Join(names, ","), "avx2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range ts {
+		if tr.Name() != names[i] {
+			t.Errorf("tracer %q is named %q", names[i], tr.Name())
+		}
+		if e, ok := tr.(embreeTracer); ok && e.maxISA != "avx2" {
+			t.Errorf("tracer %q: max ISA %q, want avx2", names[i], e.maxISA)
+		}
+	}
+	if e := ts[3].(embreeTracer); !e.robust || e.stream || e.quality != embree.Medium {
+		t.Errorf("embree-medium-robust made %+v", e)
+	}
+}
+
+// TestBadTracersAndISAAreErrors checks that a tracer name out of the
+// list, variants in the wrong order or on the wrong library, and an
+// unknown -embree-isa end the run naming the value.
+func TestBadTracersAndISAAreErrors(t *testing.T) {
+	for _, name := range []string{"embree-best", "embree-medium-stream-robust", "raypipe-fasttrace-stream", "embree-medium-batch", "raypipe-robust", ""} {
+		if _, err := makeTracers(name, ""); err == nil || (name != "" && !strings.Contains(err.Error(), name)) {
+			t.Errorf("tracers %q: error %v, want one naming it", name, err)
+		}
+	}
+	defer func(isa string) { *flagEmbreeISA = isa }(*flagEmbreeISA)
+	*flagEmbreeISA = "avx1024"
+	if err := run(); err == nil || !strings.Contains(err.Error(), "avx1024") {
+		t.Errorf("-embree-isa avx1024: error %v, want one naming it", err)
+	}
+}
