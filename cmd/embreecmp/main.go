@@ -497,11 +497,13 @@ var ratioPairs = [][2]string{
 	{"raypipe-fastbuild", "embree-medium"},
 	{"raypipe-fasttrace", "embree-medium"},
 	{"raypipe-fasttrace", "embree-high"},
+	{"raypipe-fasttrace", "embree-medium-robust"},
 	{"raypipe-fastbuild-batch", "embree-medium"},
 	{"raypipe-fasttrace-batch", "embree-medium"},
 	{"raypipe-fasttrace-batch", "embree-medium-stream"},
 	{"embree-high", "embree-medium"},
 	{"embree-medium-stream", "embree-medium"},
+	{"embree-medium-robust", "embree-medium"},
 }
 
 func printTable(rows []string, tracers []tracer, results []result) {
