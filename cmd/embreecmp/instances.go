@@ -107,22 +107,27 @@ func compareInstances(m mesh, tracers []tracer) error {
 			sc.Close()
 		}
 	}()
-	for ti, t := range tracers {
-		res := result{}
-		results[ti] = res
-		for ri, threads := range []int{1, 0} {
-			d, commit, sc, err := bestTopBuild(t, m, threads)
-			if err != nil {
-				return fmt.Errorf("%s: %w", t.Name(), err)
-			}
-			res[rows[ri]] = float64(n) / d.Seconds() / 1e6
-			res[rows[2+ri]] = float64(n) / commit.Seconds() / 1e6
-			if threads == 1 {
-				sc.Close()
-			} else {
-				scenes = append(scenes, sc)
-			}
+	for ti := range results {
+		results[ti] = result{}
+	}
+	err := buildPhases(tracers, func(ti int, t tracer, threads int) error {
+		d, commit, sc, err := bestTopBuild(t, m, threads)
+		if err != nil {
+			return err
 		}
+		ri := 1
+		if threads == 1 {
+			ri = 0
+			sc.Close()
+		} else {
+			scenes = append(scenes, sc)
+		}
+		results[ti][rows[ri]] = float64(n) / d.Seconds() / 1e6
+		results[ti][rows[2+ri]] = float64(n) / commit.Seconds() / 1e6
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	traceAndReport(kinds, tracers, scenes, results, rows, "same instance and primitive")
 	return nil

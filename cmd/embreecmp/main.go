@@ -292,25 +292,50 @@ func compare(m mesh, tracers []tracer) error {
 			sc.Close()
 		}
 	}()
-	for ti, t := range tracers {
-		res := result{}
-		results[ti] = res
-		// Builds: one thread, then all threads; the last all-threads
-		// build is the one traced.
-		d, sc, err := bestBuild(t, m, 1)
+	// Builds: every tracer's one-thread builds, then every tracer's
+	// all-threads builds, the last of which is the one traced (see
+	// buildPhases).
+	for ti := range results {
+		results[ti] = result{}
+	}
+	err := buildPhases(tracers, func(ti int, t tracer, threads int) error {
+		d, sc, err := bestBuild(t, m, threads)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.Name(), err)
+			return err
 		}
-		sc.Close()
-		res[rowBuild1] = float64(ntri) / d.Seconds() / 1e6
-		d, sc, err = bestBuild(t, m, 0)
-		if err != nil {
-			return fmt.Errorf("%s: %w", t.Name(), err)
+		row := rowBuildN
+		if threads == 1 {
+			row = rowBuild1
+			sc.Close()
+		} else {
+			scenes = append(scenes, sc)
 		}
-		scenes = append(scenes, sc)
-		res[rowBuildN] = float64(ntri) / d.Seconds() / 1e6
+		results[ti][row] = float64(ntri) / d.Seconds() / 1e6
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	traceAndReport(kinds, tracers, scenes, results, rows, "same primitive")
+	return nil
+}
+
+// buildPhases calls build for every tracer with one thread, then for
+// every tracer with all threads (0). With TBB, an Embree device's
+// "threads=1" holds only while no other device lives: a one-thread build
+// run while an earlier tracer's all-threads scene (and so its device) was
+// still open for tracing ran on every thread (embree-medium-robust's and
+// embree-high's one-thread rows equalled their all-threads ones when
+// they followed embree-medium). So no one-thread build may follow an
+// all-threads one, whose scene is kept.
+func buildPhases(tracers []tracer, build func(ti int, t tracer, threads int) error) error {
+	for _, threads := range []int{1, 0} {
+		for ti, t := range tracers {
+			if err := build(ti, t, threads); err != nil {
+				return fmt.Errorf("%s: %w", t.Name(), err)
+			}
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +51,37 @@ func TestBadTracersAndISAAreErrors(t *testing.T) {
 	*flagEmbreeISA = "avx1024"
 	if err := run(); err == nil || !strings.Contains(err.Error(), "avx1024") {
 		t.Errorf("-embree-isa avx1024: error %v, want one naming it", err)
+	}
+}
+
+// TestOneThreadBuildsComeFirst checks buildPhases' order: every tracer's
+// one-thread build before any all-threads build (whose scene stays open,
+// and with it an Embree device that would lift the next one-thread
+// device's limit), each tracer once per phase, and an error that names
+// the tracer and stops the builds.
+func TestOneThreadBuildsComeFirst(t *testing.T) {
+	ts, err := makeTracers("embree-medium,embree-medium-robust,raypipe-fasttrace", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	err = buildPhases(ts, func(ti int, tr tracer, threads int) error {
+		calls = append(calls, fmt.Sprintf("%d:%d", ti, threads))
+		return nil
+	})
+	want := []string{"0:1", "1:1", "2:1", "0:0", "1:0", "2:0"}
+	if err != nil || !slices.Equal(calls, want) {
+		t.Errorf("builds %v (error %v), want %v", calls, err, want)
+	}
+	calls = nil
+	err = buildPhases(ts, func(ti int, tr tracer, threads int) error {
+		calls = append(calls, fmt.Sprintf("%d:%d", ti, threads))
+		if ti == 1 {
+			return errors.New("out of memory")
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "embree-medium-robust: out of memory") || len(calls) != 2 {
+		t.Errorf("a failing build: error %v after builds %v", err, calls)
 	}
 }
