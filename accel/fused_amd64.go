@@ -229,7 +229,7 @@ func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer,
 // fused_amd64.s).
 var (
 	_ = [1]struct{}{}[unsafe.Sizeof(topSlot{})-64]
-	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.worldToObject)]
+	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.placeCols)]
 	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.blas)-48]
 	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.idx)-56]
 	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.mask)-60]

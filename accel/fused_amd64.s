@@ -2083,29 +2083,38 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 #define TOPORG 24
 #define TOPDIR 36
 
-// PLACEROW sets xo to row k (byte offset off of the matrix at SI) of the
-// point at XWORG(SP) placed as vec.Mat3x4.TransformPoint places it,
-// (((m0*x + m1*y) + m2*z) + m3) with each product and sum rounded, and
-// xd to the vector at XWDIR(SP) as TransformVector does. It clobbers X2
-// and X3.
-#define PLACEROW(off, xo, xd) \
-	VMOVSS off+0(SI), xo \
-	VMULSS XWORG+0(SP), xo, xo \
-	VMOVSS off+4(SI), X2 \
-	VMULSS XWORG+4(SP), X2, X2 \
-	VADDSS X2, xo, xo \
-	VMOVSS off+8(SI), X2 \
-	VMULSS XWORG+8(SP), X2, X2 \
-	VADDSS X2, xo, xo \
-	VADDSS off+12(SI), xo, xo \
-	VMOVSS off+0(SI), xd \
-	VMULSS XWDIR+0(SP), xd, xd \
-	VMOVSS off+4(SI), X3 \
-	VMULSS XWDIR+4(SP), X3, X3 \
-	VADDSS X3, xd, xd \
-	VMOVSS off+8(SI), X3 \
-	VMULSS XWDIR+8(SP), X3, X3 \
-	VADDSS X3, xd, xd
+// PLACEVEC sets X0 to the point at XWORG(SP) placed by the matrix whose
+// columns (12 bytes each) start at SI, as vec.Mat3x4.TransformPoint
+// places it, (((m0*x + m1*y) + m2*z) + m3) with each product and sum
+// rounded, a lane per row, and X1 to the vector at XWDIR(SP) as
+// TransformVector does; lane 3 of both is zero (each column's fourth
+// lane, the next column's first entry, is cleared first, so that no
+// value but the matrix's and the ray's is computed). It clobbers X2-X5.
+#define PLACEVEC \
+	VXORPS       X5, X5, X5 \
+	VBLENDPS     $7, SLOTW2O+0(SI), X5, X2 /* column 0, lane 3 zero */ \
+	VBROADCASTSS XWORG+0(SP), X0 \
+	VMULPS       X2, X0, X0 \
+	VBROADCASTSS XWDIR+0(SP), X1 \
+	VMULPS       X2, X1, X1 \
+	VBLENDPS     $7, SLOTW2O+12(SI), X5, X2 /* column 1 */ \
+	VBROADCASTSS XWORG+4(SP), X3 \
+	VMULPS       X2, X3, X3 \
+	VADDPS       X3, X0, X0 \
+	VBROADCASTSS XWDIR+4(SP), X4 \
+	VMULPS       X2, X4, X4 \
+	VADDPS       X4, X1, X1 \
+	VBLENDPS     $7, SLOTW2O+24(SI), X5, X2 /* column 2 */ \
+	VBROADCASTSS XWORG+8(SP), X3 \
+	VMULPS       X2, X3, X3 \
+	VADDPS       X3, X0, X0 \
+	VBROADCASTSS XWDIR+8(SP), X4 \
+	VMULPS       X2, X4, X4 \
+	VADDPS       X4, X1, X1 \
+	VMOVUPS      SLOTW2O+32(SI), X2 \
+	VPERMILPS    $0x39, X2, X2 /* column 3 in lanes 0-2 */ \
+	VBLENDPS     $8, X5, X2, X2 /* lane 3 zero */ \
+	VADDPS       X2, X0, X0
 
 // TLASBEGIN starts the TLAS walks (rayTLASWalkAVX2 and the others): the lanes,
 // the world ray (checked as TLAS.IntersectTo checks it, set up in the
@@ -2183,22 +2192,10 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVQ  LIMP(SP), AX \
 	MOVQ  AX, XTOPLIM(SP) \
 	VMOVSS 84(DI), X6 /* the walk's tMax */ \
-	PLACEROW(SLOTW2O+0, X4, X5) \
-	VMOVSS X4, XPORG+0(SP) \
-	VMOVSS X5, XPDIR+0(SP) \
-	PLACEROW(SLOTW2O+16, X4, X5) \
-	VMOVSS X4, XPORG+4(SP) \
-	VMOVSS X5, XPDIR+4(SP) \
-	PLACEROW(SLOTW2O+32, X4, X5) \
-	VMOVSS X4, XPORG+8(SP) \
-	VMOVSS X5, XPDIR+8(SP) \
-	VMOVSS    XPORG+0(SP), X0 \
-	VINSERTPS $0x10, XPORG+4(SP), X0, X0 \
-	VINSERTPS $0x20, XPORG+8(SP), X0, X0 \
+	PLACEVEC \
+	VMOVUPS   X0, XPORG(SP) \
+	VMOVUPS   X1, XPDIR(SP) \
 	VINSERTPS $0x30, XWORG+12(SP), X0, X0 /* placed origin, tMin */ \
-	VMOVSS    XPDIR+0(SP), X1 \
-	VINSERTPS $0x10, XPDIR+4(SP), X1, X1 \
-	VINSERTPS $0x20, XPDIR+8(SP), X1, X1 \
 	VINSERTPS $0x30, X6, X1, X1 /* placed direction, tMax */ \
 	MOVQ XBOTDI(SP), DI \
 	RAYINV \
