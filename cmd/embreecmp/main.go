@@ -11,6 +11,7 @@
 //	go run -tags embree ./cmd/embreecmp -sizes 10k,100k
 //	go run -tags embree ./cmd/embreecmp -sizes 2m -scenes terrain
 //	go run -tags embree ./cmd/embreecmp -sizes '' -obj /usr/share/assimp/models/OBJ/WusonOBJ.obj
+//	go run -tags embree ./cmd/embreecmp -sizes '' -mesh /usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
 //	go run -tags embree ./cmd/embreecmp -sizes '' -instances 1k,10k
 //
 // Rates are the best of -reps runs, each timed with time.Now around a whole
@@ -81,7 +82,8 @@ import (
 var (
 	flagSizes     = flag.String("sizes", "10k,100k,1m", "comma-separated triangle counts of the procedural scenes (k and m suffixes); empty for none")
 	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup")
-	flagOBJ       = flag.String("obj", "", "comma-separated OBJ files to compare as well")
+	flagOBJ       = flag.String("obj", "", "comma-separated OBJ files to compare as well (read by this command's own OBJ reader: vertices and faces)")
+	flagMesh      = flag.String("mesh", "", "comma-separated glTF (.gltf, .glb) or OBJ files to compare as well, loaded as raypipe's scene package loads them and flattened into world space")
 	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace,raypipe-fasttrace-batch", "tracers to run (see the command's doc); the first is the reference for agreement")
 	flagRes       = flag.Int("res", 384, "primary rays: a res x res image")
 	flagRays      = flag.Int("rays", 1<<17, "number of shadow and of incoherent rays")
@@ -177,6 +179,12 @@ func run() error {
 			return mesh{filepath.Base(path), p, i, nil}, err
 		})
 	}
+	for _, path := range splitList(*flagMesh) {
+		meshes = append(meshes, func() (mesh, error) {
+			p, i, err := loadSceneMesh(path)
+			return mesh{filepath.Base(path), p, i, nil}, err
+		})
+	}
 	if insts := splitList(*flagInstances); len(insts) > 0 {
 		nt, err := parseSize(*flagInstTris)
 		if err != nil {
@@ -194,7 +202,7 @@ func run() error {
 		}
 	}
 	if len(meshes) == 0 {
-		return fmt.Errorf("no scenes: give -sizes, -obj or -instances")
+		return fmt.Errorf("no scenes: give -sizes, -obj, -mesh or -instances")
 	}
 	isa := "the newest this processor runs"
 	if *flagEmbreeISA != "" {
