@@ -2083,6 +2083,18 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 #define TOPORG 24
 #define TOPDIR 36
 
+// PLACECOL is PLACEVEC's step for the column at byte off of the
+// matrix at SI and the ray's component at byte k: X0 += column × origin
+// component, X1 += column × direction component, each product rounded.
+#define PLACECOL(off, k) \
+	VBLENDPS     $7, SLOTW2O+off(SI), X5, X2 /* the column, lane 3 zero */ \
+	VBROADCASTSS XWORG+k(SP), X3 \
+	VMULPS       X2, X3, X3 \
+	VADDPS       X3, X0, X0 \
+	VBROADCASTSS XWDIR+k(SP), X4 \
+	VMULPS       X2, X4, X4 \
+	VADDPS       X4, X1, X1
+
 // PLACEVEC sets X0 to the point at XWORG(SP) placed by the matrix whose
 // columns (12 bytes each) start at SI, as vec.Mat3x4.TransformPoint
 // places it, (((m0*x + m1*y) + m2*z) + m3) with each product and sum
@@ -2097,20 +2109,8 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	VMULPS       X2, X0, X0 \
 	VBROADCASTSS XWDIR+0(SP), X1 \
 	VMULPS       X2, X1, X1 \
-	VBLENDPS     $7, SLOTW2O+12(SI), X5, X2 /* column 1 */ \
-	VBROADCASTSS XWORG+4(SP), X3 \
-	VMULPS       X2, X3, X3 \
-	VADDPS       X3, X0, X0 \
-	VBROADCASTSS XWDIR+4(SP), X4 \
-	VMULPS       X2, X4, X4 \
-	VADDPS       X4, X1, X1 \
-	VBLENDPS     $7, SLOTW2O+24(SI), X5, X2 /* column 2 */ \
-	VBROADCASTSS XWORG+8(SP), X3 \
-	VMULPS       X2, X3, X3 \
-	VADDPS       X3, X0, X0 \
-	VBROADCASTSS XWDIR+8(SP), X4 \
-	VMULPS       X2, X4, X4 \
-	VADDPS       X4, X1, X1 \
+	PLACECOL(12, 4) \
+	PLACECOL(24, 8) \
 	VMOVUPS      SLOTW2O+32(SI), X2 \
 	VPERMILPS    $0x39, X2, X2 /* column 3 in lanes 0-2 */ \
 	VBLENDPS     $8, X5, X2, X2 /* lane 3 zero */ \
