@@ -610,7 +610,7 @@ func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 		n := &b.wide[cur]
 		var near, far wideRow
 		if mask := w.o.rb.hitWideSpans(n, w.tMin, w.tMax, &near, &far); mask != 0 {
-			take := longestChild(mask, &near, &far)
+			take := reachChild(mask, &near, &far)
 			for m := mask &^ (1 << take); m != 0; {
 				var i int
 				i, m = lastSlot(m)

@@ -567,7 +567,7 @@ func (t *TLAS) traceDeep(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 // yes/no answer does not depend on the order in which nodes are visited,
 // so children are not sorted by distance, and the stack holds no
 // distances (tMax never shrinks before the answer). Finite rays take the
-// child they cross for longest first (longestChild); the rest, whose slab
+// child whose crossing reaches farthest first (reachChild); the rest, whose slab
 // distances may be NaN, take children in slot order.
 func (b *BLAS) occludes(o *objectRay, tMin, tMax float32) bool {
 	return b.firstHit(o, tMin, tMax, nil)
@@ -724,7 +724,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 				}
 			}
 			if mask != 0 {
-				take := longestChild(mask, &near, &far)
+				take := reachChild(mask, &near, &far)
 				for m := mask &^ (1 << take); m != 0; {
 					var i int
 					i, m = lastSlot(m)
@@ -906,7 +906,7 @@ func (t *TLAS) occludedOn(r *Ray, mask uint8, stack []uint32, f *firstFound) (hi
 
 // occludedTopAVX2 is occludedOn's walk for a finite world ray where the
 // AVX2 walks run: occludeAVX2 takes the top level's nodes (the child
-// crossed for longest first, the others pushed last slot first, as
+// whose crossing reaches farthest first, the others pushed last slot first, as
 // occludedOn takes them) and hands every leaf, an instance, back to the
 // loop here, which enters it and pops as occludedOn does.
 func (t *TLAS) occludedTopAVX2(r *Ray, world *rayBox, mask uint8, stack []uint32, f *firstFound) (hit, done bool) {

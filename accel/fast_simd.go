@@ -139,7 +139,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 				nr.Store(&near)
 				fr.Store(&far)
 				archsimd.ClearAVXUpperBits()
-				take := longestChild(mask, &near, &far)
+				take := reachChild(mask, &near, &far)
 				for m := mask &^ (1 << take); m != 0; {
 					var i int
 					i, m = lastSlot(m)
@@ -269,7 +269,7 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 			nr.Store(&near)
 			fr.Store(&far)
 			archsimd.ClearAVXUpperBits()
-			take := longestChild(mask, &near, &far)
+			take := reachChild(mask, &near, &far)
 			for m := mask &^ (1 << take); m != 0; {
 				var i int
 				i, m = lastSlot(m)

@@ -48,7 +48,7 @@ type fusedWalk struct {
 
 // compressSlots[m] lists the slots set in the mask m, in decreasing
 // order: occludeAVX2 pushes the children a node test hits but does not
-// take (longestChild), last slot first (so that it pops them in slot
+// take (reachChild), last slot first (so that it pops them in slot
 // order, as the Go loops do), by
 // permuting the node's references with it, without a branch per child.
 var compressSlots = func() (t [256][wideWidth]uint32) {
@@ -98,7 +98,7 @@ var (
 func walkAVX2(w *fusedWalk) (more bool)
 
 // occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
-// (taking the child crossed for longest, pushing the others at once, in
+// (taking the child whose crossing reaches farthest, pushing the others at once, in
 // slot order, through w.compress) and tests leaves as the loop does, and returns false when it has the
 // answer (w.found: a triangle hits) or true at an entry it leaves to Go,
 // as walkAVX2 (w.cur.node; the stack holds references).
@@ -298,7 +298,7 @@ func batchOccludeAVX2(q *batchQuery)
 // batchOccludeAVX2 for the rays those answer rayNotFinite, with the walks
 // of rayWalkNaNAVX2 and rayOccludeNaNAVX2: every answer is theirs bit for
 // bit (TestBatchAVX2MatchesRayAVX2). They must not take other rays, whose
-// occlusion walks take the child crossed for longest first.
+// occlusion walks take the child whose crossing reaches farthest first.
 //
 //go:noescape
 func batchWalkNaNAVX2(q *batchQuery)

@@ -175,7 +175,7 @@
 	VMOVMSKPS Y1, AX
 
 // SLAB8SEG is SLAB8 that keeps the children's exit distances, for
-// LONGEST: the hit mask in AX (and its lanes, all ones, in Y3), the entry
+// REACH: the hit mask in AX (and its lanes, all ones, in Y3), the entry
 // distances in Y0, the exit distances in Y1.
 #define SLAB8SEG \
 	SLABSPANS \
@@ -237,14 +237,16 @@
 	VMINPS    Y13, Y5, Y5 \
 	VMINPS    Y5, Y1, Y1
 
-// LONGEST sets CX to the slot of the hit child (AX, lanes in Y3) the ray
-// crosses for longest, far (Y1) minus near (Y0), the first on a tie, as
-// longestChild picks it. A hit lane's length is not negative, so its
-// bits, sign cleared (-0 is 0), order as integers as the lengths do;
+// REACH sets CX to the slot of the hit child (AX, lanes in Y3) whose
+// crossing reaches farthest, (far - near) + far with far in Y1 and near
+// in Y0 (each operation rounded, as reachChild rounds them), the first on
+// a tie, as reachChild picks it. A hit lane's reach is not negative, so
+// its bits, sign cleared (-0 is 0), order as integers as the reaches do;
 // lanes not hit count 0 and drop out of the tie mask. It clobbers Y1,
 // Y3-Y5.
-#define LONGEST \
-	VSUBPS     Y0, Y1, Y1 \
+#define REACH \
+	VSUBPS     Y0, Y1, Y4 \
+	VADDPS     Y1, Y4, Y1 \
 	VPSRLD     $1, Y3, Y3 \
 	VPAND      Y3, Y1, Y1 \
 	VPERM2I128 $1, Y1, Y1, Y4 \
@@ -1510,10 +1512,10 @@ net3: \
 	JMP   done
 
 // OCCPICKBRANCH and OCCPICKMERGED take the child a node test hit in AX
-// (lanes in Y3, entry and exit distances in Y0 and Y1) that the ray
-// crosses for longest (LONGEST) into CX and the others into R8.
-// OCCPICKBRANCH skips LONGEST when one child is hit: one walk predicts
-// that branch well, and LONGEST, some 11 cycles on the way to the next
+// (lanes in Y3, entry and exit distances in Y0 and Y1) whose crossing
+// reaches farthest (REACH) into CX and the others into R8.
+// OCCPICKBRANCH skips REACH when one child is hit: one walk predicts
+// that branch well, and REACH, some 12 cycles on the way to the next
 // node, would else slow the rays that miss everything (single shadow
 // rays over the 1k terrain 0.91x without the branch, 0.99x with it).
 // OCCPICKMERGED always runs it: in a batch, whose walks take turns, the
@@ -1523,19 +1525,19 @@ net3: \
 	LEAQ  -1(AX), R8 \
 	ANDQ  AX, R8 \
 	JZ    chosen \
-	LONGEST \
+	REACH \
 	MOVQ  AX, R8 \
 	BTRQ  CX, R8 \
 chosen:
 
 #define OCCPICKMERGED \
-	LONGEST \
+	REACH \
 	MOVQ  AX, R8 \
 	BTRQ  CX, R8
 
 // OCCPICKFIRST takes the first child hit (AX) into CX and the others
 // into R8: the order of the occlusion walks of rays whose slab distances
-// may be NaN (BLAS.firstHit), where lengths order nothing (SLAB8NAN).
+// may be NaN (BLAS.firstHit), where reaches order nothing (SLAB8NAN).
 #define OCCPICKFIRST \
 	BSFQ AX, CX \
 	MOVQ AX, R8 \
@@ -1543,14 +1545,15 @@ chosen:
 
 // OCCLUDESTEPS is occludeAVX2's loop from the node test on, as
 // WALKSTEPS (with the same parameters, pick one of OCCPICKBRANCH and
-// OCCPICKMERGED): the child the ray crosses for longest is cur
-// (longestChild) and the others are pushed last slot first, so that they
+// OCCPICKMERGED): the child whose crossing reaches farthest is cur
+// (reachChild) and the others are pushed last slot first, so that they
 // are popped in slot order: children are ordered by decreasing primitive
 // count, and the larger subtrees are the likelier to hold an occluder
 // (popping them so made the soups' single shadow rays 1.07-1.10x at 1M).
-// Taking the longest first made the soups' shadow rays 1.03-1.11x one at
-// a time and 1.04-1.17x in batches, the terrains' within 2%
-// (BenchmarkTrace*, four rounds). No branch: all eight references are
+// Taking the longest crossing first made the soups' shadow rays
+// 1.03-1.11x one at a time and 1.04-1.17x in batches, the terrains'
+// within 2% (BenchmarkTrace*, four rounds); adding the exit distance to
+// the length (REACH) took the 1M and 2M soups' 1.25x again (embreecmp). No branch: all eight references are
 // compressed by the table's indices for the hit mask and stored at once;
 // the entry on top, the next one popped, is prefetched. The walk usually finds an occluder under cur
 // and pops nothing: prefetching the second entry too cost shadow rays
@@ -1560,7 +1563,7 @@ chosen:
 #define OCCLUDESTEPS(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
 	NODEBY(slab, gomust, pop) \
-	pick /* cur: the child crossed for longest; R8: the others */ \
+	pick /* cur: the child reaching farthest; R8: the others */ \
 	MOVL    192(SI)(CX*4), R10 \
 	POPCNTQ R8, R9 /* without a branch: all eight refs */ \
 	SHLQ    $5, R8 /* compressed by the table's indices */ \

@@ -42,7 +42,7 @@ var (
 
 // occludeWalk is nodeWalk for occludesFiniteOn's scalar loop: from cur,
 // an inner node, it tests inner nodes with slabTestSpans' instructions and
-// takes their hit children as that loop does (longestChild's as cur, the
+// takes their hit children as that loop does (reachChild's as cur, the
 // others pushed so that they pop in slot order, each prefetched as
 // prefetchChild prefetches it), popping the stack when none is hit. It returns at the
 // first cur that is a leaf or an inner node the loop must take itself

@@ -33,7 +33,7 @@
 	ORQ  CX, AX
 
 // SLAB8SPANS is SLAB8 that also stores the exit distances at 40(SP) ..
-// 71(SP), for LONGEST.
+// 71(SP), for REACH.
 #define SLAB8SPANS \
 	SLABROWS \
 	MOVQ   SP, DX \
@@ -45,22 +45,24 @@
 	SHLQ   $4, AX \
 	ORQ    CX, AX
 
-// LONGEST sets CX to the slot of the child in the hit mask AX (not empty)
-// that the ray crosses for longest, its exit distance (at 40(SP)) minus
-// its entry distance (at 0(SP)), the first on a tie, as longestChild
-// picks it, and R8 to the mask without it. It clobbers DX, R9, R11, R12
-// and X0.
-#define LONGEST \
+// REACH sets CX to the slot of the child in the hit mask AX (not empty)
+// whose crossing reaches farthest, its length plus its exit distance,
+// (far - near) + far, with the exit distances at 40(SP) and the entry
+// distances at 0(SP), the first on a tie, as reachChild picks it, and R8
+// to the mask without it. It clobbers DX, R9, R11, R12, X0 and X1.
+#define REACH \
 	BSFQ  AX, CX \
 	LEAQ  -1(AX), R8 \
 	ANDQ  AX, R8 \
 	JZ    chosen \
-	XORL  R9, R9 /* the longest so far: none longer than 0 */ \
+	XORL  R9, R9 /* the greatest reach so far: none above 0 */ \
 	MOVQ  AX, R11 \
 scan: \
 	BSFQ  R11, DX \
-	MOVSS 40(SP)(DX*4), X0 \
+	MOVSS 40(SP)(DX*4), X1 \
+	MOVSS X1, X0 \
 	SUBSS (SP)(DX*4), X0 \
+	ADDSS X1, X0 \
 	MOVQ  X0, R12 \
 	ANDL  $0x7fffffff, R12 \
 	CMPL  R12, R9 \
@@ -256,7 +258,7 @@ loop:
 	SLAB8SPANS
 	TESTQ AX, AX
 	JZ    pop
-	LONGEST                 // the child crossed for longest is cur
+	REACH                   // the child whose crossing reaches farthest is cur
 	MOVL  192(SI)(CX*4), R10
 
 push:

@@ -80,7 +80,7 @@ func goOccludeWalk(wide []wideNode, q *slabRay, tMin, tMax float32, stack []uint
 		n := &wide[cur]
 		var near, far wideRow
 		if mask := slabTestSpans(n, q, tMin, tMax, &near, &far); mask != 0 {
-			take := longestChild(mask, &near, &far)
+			take := reachChild(mask, &near, &far)
 			for m := mask &^ (1 << take); m != 0; {
 				var i int
 				i, m = lastSlot(m)

@@ -87,12 +87,13 @@ func TestOcclusionStartsOverOnTheFullStack(t *testing.T) {
 	t.Logf("walks that gave up: BLAS %d, TLAS %d", gaveUp[0], gaveUp[1])
 }
 
-// TestLongestChildIsTheLongestCrossing checks longestChild against its
+// TestReachChildIsTheFarthestReach checks reachChild against its
 // definition, computed apart: of the children in the mask, the one whose
-// exit minus entry distance is greatest (compared as float64 values, so
-// that -0 and +0 tie), the lowest slot among equals. Distances come from
+// reach, its crossing's length plus its exit distance, (far - near) + far
+// in float32, is greatest (compared as float64 values, so that -0 and +0
+// tie), the lowest slot among equals. Distances come from
 // a small lattice so that ties are common, with signed zeros among them.
-func TestLongestChildIsTheLongestCrossing(t *testing.T) {
+func TestReachChildIsTheFarthestReach(t *testing.T) {
 	rng := rand.New(rand.NewPCG(93, 94))
 	lattice := []float32{0, float32(math.Copysign(0, -1)), 0.5, 1, 1.5, 2, 3}
 	ties := 0
@@ -116,22 +117,23 @@ func TestLongestChildIsTheLongestCrossing(t *testing.T) {
 			if mask&(1<<i) == 0 {
 				continue
 			}
-			length := float64(far[i] - near[i])
-			if length > best {
-				want, best, n = i, length, 1
-			} else if length == best {
+			length := far[i] - near[i]
+			reach := float64(length + far[i])
+			if reach > best {
+				want, best, n = i, reach, 1
+			} else if reach == best {
 				n++
 			}
 		}
 		if n > 1 {
 			ties++
 		}
-		if got := longestChild(mask, &near, &far); got != want {
-			t.Fatalf("mask %08b, near %v, far %v: longestChild %d, want %d", mask, near, far, got, want)
+		if got := reachChild(mask, &near, &far); got != want {
+			t.Fatalf("mask %08b, near %v, far %v: reachChild %d, want %d", mask, near, far, got, want)
 		}
 	}
 	if ties < 1000 {
-		t.Fatalf("only %d masks with tied lengths", ties)
+		t.Fatalf("only %d masks with tied reaches", ties)
 	}
 }
 

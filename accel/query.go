@@ -15,7 +15,7 @@ import (
 // the instances whose mask shares a bit with mask. With
 // RayFlagAcceptFirstHitAndEndSearch it returns the first hit it finds,
 // which need not be the closest (the flag's rule): it walks as Occluded
-// does, the child the ray crosses for longest first, so a shadow ray
+// does, the child whose crossing reaches farthest first, so a shadow ray
 // traced so costs about what Occluded costs, plus building the Hit.
 func (t *TLAS) Intersect(r Ray, flags RayFlags, mask uint32) (hit Hit, ok bool) {
 	ok = t.IntersectTo(&r, flags, mask, &hit)

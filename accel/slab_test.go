@@ -96,8 +96,8 @@ func TestSlabTestMatchesScalarLoop(t *testing.T) {
 				t.Fatalf("iteration %d child %d: slabTestSpans entry, exit %g, %g; want %g, %g", iter, i, asmNear[i], asmFar[i], spanNear[i], spanFar[i])
 			}
 		}
-		if want != 0 && longestChild(want, &asmNear, &asmFar) != longestChild(want, &spanNear, &spanFar) {
-			t.Fatalf("iteration %d: longestChild differs between slabTestSpans and the Go loop", iter)
+		if want != 0 && reachChild(want, &asmNear, &asmFar) != reachChild(want, &spanNear, &spanFar) {
+			t.Fatalf("iteration %d: reachChild differs between slabTestSpans and the Go loop", iter)
 		}
 		for _, k := range slabKernels() {
 			got := k.test(&n, &r.slab, tMin, tMax, &gotNear)
