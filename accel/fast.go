@@ -482,7 +482,7 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 	// b's blasArrays field by field: a struct of five fields is built in
 	// memory and copied with 16-byte loads, which stall on the stores
 	// just made (7% of a 100k-terrain query).
-	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+	wide, rows, prims := b.asmArrays()
 	var s int
 	if mode != rayClosest {
 		s = rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
@@ -495,12 +495,18 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 	return s
 }
 
+// asmArrays returns the first elements of the arrays the one-call
+// queries read, the node, leaf-row and primitive-index arrays.
+func (b *BLAS) asmArrays() (wide, rows, prims unsafe.Pointer) {
+	return unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+}
+
 // queryNaNAVX2 is queryAVX2 for the rays it answers rayNotFinite, out of
 // line as rayNaNAVX2.
 //
 //go:noinline
 func (b *BLAS) queryNaNAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
-	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+	wide, rows, prims := b.asmArrays()
 	if mode != rayClosest {
 		return rayOccludeNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
 	}
@@ -513,7 +519,7 @@ func (b *BLAS) queryNaNAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h 
 // that fails the checks too). The arrays go field by field, as in
 // queryAVX2.
 func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
-	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+	wide, rows, prims := b.asmArrays()
 	var s int
 	if mode != rayClosest {
 		s = rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
@@ -533,7 +539,7 @@ func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
 //
 //go:noinline
 func (b *BLAS) rayNaNAVX2(r *Ray, mode int, h *fastHit) int {
-	wide, rows, prims := unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+	wide, rows, prims := b.asmArrays()
 	if mode != rayClosest {
 		return rayOccludedNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
 	}
@@ -944,7 +950,8 @@ func (t *TLAS) occludedTopAVX2(r *Ray, world *rayBox, mask uint8, stack []uint32
 // walk, committed into f.
 func (t *TLAS) occludesIn(leaf uint32, r *Ray, mask uint8, f *firstFound) bool {
 	slot, _ := leafRange(leaf)
-	in := &t.instances[t.order[slot]]
+	idx := t.order[slot]
+	in := &t.instances[idx]
 	if in.mask&mask == 0 || in.blas.typ != GeometryTriangles {
 		return false
 	}
@@ -953,7 +960,7 @@ func (t *TLAS) occludesIn(leaf uint32, r *Ray, mask uint8, f *firstFound) bool {
 		return in.blas.occludesPlaced(&org, &dir, r.TMin, r.TMax)
 	}
 	if tMax := r.TMax; in.blas.walkPlaced(&org, &dir, r.TMin, &tMax, true, &f.h) {
-		f.idx, f.org, f.dir = t.order[slot], org, dir
+		f.idx, f.org, f.dir = idx, org, dir
 		return true
 	}
 	return false

@@ -100,35 +100,24 @@ func compareInstances(m mesh, tracers []tracer) error {
 	}
 	nt := *flagThreads
 	rows := append([]string{"top build 1T Minst/s", fmt.Sprintf("top build %dT Minst/s", nt), "top commit 1T Minst/s", fmt.Sprintf("top commit %dT Minst/s", nt)}, traceRows(kinds)...)
-	results := make([]result, len(tracers))
-	scenes := make([]scene, 0, len(tracers))
-	defer func() {
-		for _, sc := range scenes {
-			sc.Close()
-		}
-	}()
-	for ti := range results {
-		results[ti] = result{}
-	}
-	err := buildPhases(tracers, func(ti int, t tracer, threads int) error {
+	results := newResults(len(tracers))
+	scenes, err := buildPhases(tracers, func(ti int, t tracer, threads int) (scene, error) {
 		d, commit, sc, err := bestTopBuild(t, m, threads)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ri := 1
 		if threads == 1 {
 			ri = 0
-			sc.Close()
-		} else {
-			scenes = append(scenes, sc)
 		}
 		results[ti][rows[ri]] = float64(n) / d.Seconds() / 1e6
 		results[ti][rows[2+ri]] = float64(n) / commit.Seconds() / 1e6
-		return nil
+		return sc, nil
 	})
 	if err != nil {
 		return err
 	}
+	defer closeAll(scenes)
 	traceAndReport(kinds, tracers, scenes, results, rows, "same instance and primitive")
 	return nil
 }

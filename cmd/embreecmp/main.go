@@ -293,58 +293,70 @@ func compare(m mesh, tracers []tracer) error {
 	rowBuildN := fmt.Sprintf("build %dT Mtris/s", nt)
 	rows := append([]string{rowBuild1, rowBuildN}, traceRows(kinds)...)
 
-	results := make([]result, len(tracers))
-	scenes := make([]scene, 0, len(tracers))
-	defer func() {
-		for _, sc := range scenes {
-			sc.Close()
-		}
-	}()
-	// Builds: every tracer's one-thread builds, then every tracer's
-	// all-threads builds, the last of which is the one traced (see
-	// buildPhases).
-	for ti := range results {
-		results[ti] = result{}
-	}
-	err := buildPhases(tracers, func(ti int, t tracer, threads int) error {
+	results := newResults(len(tracers))
+	scenes, err := buildPhases(tracers, func(ti int, t tracer, threads int) (scene, error) {
 		d, sc, err := bestBuild(t, m, threads)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		row := rowBuildN
 		if threads == 1 {
 			row = rowBuild1
-			sc.Close()
-		} else {
-			scenes = append(scenes, sc)
 		}
 		results[ti][row] = float64(ntri) / d.Seconds() / 1e6
-		return nil
+		return sc, nil
 	})
 	if err != nil {
 		return err
 	}
+	defer closeAll(scenes)
 	traceAndReport(kinds, tracers, scenes, results, rows, "same primitive")
 	return nil
 }
 
-// buildPhases calls build for every tracer with one thread, then for
-// every tracer with all threads (0). With TBB, an Embree device's
-// "threads=1" holds only while no other device lives: a one-thread build
-// run while an earlier tracer's all-threads scene (and so its device) was
-// still open for tracing ran on every thread (embree-medium-robust's and
-// embree-high's one-thread rows equalled their all-threads ones when
-// they followed embree-medium). So no one-thread build may follow an
-// all-threads one, whose scene is kept.
-func buildPhases(tracers []tracer, build func(ti int, t tracer, threads int) error) error {
+// buildPhases calls build for every tracer with one thread, closing the
+// scene it returns, then for every tracer with all threads (0), and
+// returns those scenes, in tracer order, for tracing. With TBB, an
+// Embree device's "threads=1" holds only while no other device lives: a
+// one-thread build run while an earlier tracer's all-threads scene (and
+// so its device) was still open for tracing ran on every thread
+// (embree-medium-robust's and embree-high's one-thread rows equalled
+// their all-threads ones when they followed embree-medium). So no
+// one-thread build may follow an all-threads one. On an error it closes
+// the scenes it kept.
+func buildPhases(tracers []tracer, build func(ti int, t tracer, threads int) (scene, error)) ([]scene, error) {
+	kept := make([]scene, 0, len(tracers))
 	for _, threads := range []int{1, 0} {
 		for ti, t := range tracers {
-			if err := build(ti, t, threads); err != nil {
-				return fmt.Errorf("%s: %w", t.Name(), err)
+			sc, err := build(ti, t, threads)
+			if err != nil {
+				closeAll(kept)
+				return nil, fmt.Errorf("%s: %w", t.Name(), err)
+			}
+			if threads == 1 {
+				sc.Close()
+			} else {
+				kept = append(kept, sc)
 			}
 		}
 	}
-	return nil
+	return kept, nil
+}
+
+// closeAll closes every scene of scenes.
+func closeAll(scenes []scene) {
+	for _, sc := range scenes {
+		sc.Close()
+	}
+}
+
+// newResults returns n empty results, one per tracer.
+func newResults(n int) []result {
+	r := make([]result, n)
+	for i := range r {
+		r[i] = result{}
+	}
+	return r
 }
 
 // traceRows are the rows of kinds' rates: one thread, then -threads.

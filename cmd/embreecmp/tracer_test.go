@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/raypipe/raypipe/internal/embree"
+	"github.com/raypipe/raypipe/internal/raygen"
 )
 
 // TestTracerNamesRoundTrip checks that every tracer name the command's doc
@@ -65,23 +66,30 @@ func TestOneThreadBuildsComeFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls []string
-	err = buildPhases(ts, func(ti int, tr tracer, threads int) error {
+	_, err = buildPhases(ts, func(ti int, tr tracer, threads int) (scene, error) {
 		calls = append(calls, fmt.Sprintf("%d:%d", ti, threads))
-		return nil
+		return nopScene{}, nil
 	})
 	want := []string{"0:1", "1:1", "2:1", "0:0", "1:0", "2:0"}
 	if err != nil || !slices.Equal(calls, want) {
 		t.Errorf("builds %v (error %v), want %v", calls, err, want)
 	}
 	calls = nil
-	err = buildPhases(ts, func(ti int, tr tracer, threads int) error {
+	_, err = buildPhases(ts, func(ti int, tr tracer, threads int) (scene, error) {
 		calls = append(calls, fmt.Sprintf("%d:%d", ti, threads))
 		if ti == 1 {
-			return errors.New("out of memory")
+			return nil, errors.New("out of memory")
 		}
-		return nil
+		return nopScene{}, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), "embree-medium-robust: out of memory") || len(calls) != 2 {
 		t.Errorf("a failing build: error %v after builds %v", err, calls)
 	}
 }
+
+// nopScene is a scene that traces nothing, for buildPhases' tests.
+type nopScene struct{}
+
+func (nopScene) Intersect([]raygen.Ray, []hit) {}
+func (nopScene) Occluded([]raygen.Ray, []bool) {}
+func (nopScene) Close()                        {}
