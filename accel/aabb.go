@@ -18,6 +18,10 @@ func (a AABB) Union(b AABB) AABB { return AABB{a.Min.Min(b.Min), a.Max.Max(b.Max
 // Extend returns the smallest box containing a and p.
 func (a AABB) Extend(p vec.Vec3) AABB { return AABB{a.Min.Min(p), a.Max.Max(p)} }
 
+// intersection returns the box of the points in both a and b (empty when
+// there is none).
+func (a AABB) intersection(b AABB) AABB { return AABB{a.Min.Max(b.Min), a.Max.Min(b.Max)} }
+
 // IsEmpty reports whether a contains no point.
 func (a AABB) IsEmpty() bool {
 	return !(a.Min.X <= a.Max.X && a.Min.Y <= a.Max.Y && a.Min.Z <= a.Max.Z)

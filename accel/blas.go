@@ -32,6 +32,9 @@ type BLAS struct {
 	updates uint64
 	// self is the identity instance used when a BLAS is traced directly.
 	self instance
+	// active counts the active primitives: the slots, less the repeats of
+	// a triangle split into fragments in several leaves (presplit).
+	active int
 }
 
 // geomInfo is what a BLAS keeps of each input geometry.
@@ -179,7 +182,21 @@ func (b *BLAS) build(dec []decodedGeometry) {
 		}
 		refs = refs[:k]
 	}
-	nodes, order := buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
+	b.active = len(refs)
+	var nodes []node
+	var order []uint32
+	if b.typ == GeometryTriangles && len(refs) >= sbvhMin && splitsFor(b.flags) && !slices.ContainsFunc(dec, func(d decodedGeometry) bool { return !splittable(d.flags) }) {
+		tris := dec[0].tris // by global primitive index
+		if len(dec) > 1 {
+			tris = make([]triVerts, 0, total)
+			for g := range dec {
+				tris = append(tris, dec[g].tris...)
+			}
+		}
+		nodes, order = sbvhBuild(refs, bb, cb, paramsFor(b.flags), tris)
+	} else {
+		nodes, order = buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
+	}
 	b.nodes = nodes
 	b.wide = widen(nodes)
 	b.primGeom = hugeSlice[uint32](len(order), len(order))
@@ -255,4 +272,4 @@ func (b *BLAS) GeometryFlags(g int) GeometryFlags { return b.geoms[g].flags }
 func (b *BLAS) PrimitiveCount(g int) int { return b.geoms[g].prims }
 
 // ActivePrimitives returns the number of primitives that can be hit.
-func (b *BLAS) ActivePrimitives() int { return len(b.primGeom) }
+func (b *BLAS) ActivePrimitives() int { return b.active }

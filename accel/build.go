@@ -94,7 +94,14 @@ func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 // buildBVHRefs is buildBVH over refs already in the builder's layout,
 // whose bounds and doubled-centroid bounds are given. It takes refs over.
 func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []node, order []uint32) {
-	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0)))
+	return buildSubtree(refs, bb, cb, p, 0)
+}
+
+// buildSubtree is buildBVHRefs for a subtree whose root lies at depth in
+// the whole tree (sbvhBuild's): its SAH gives way to halving at the same
+// depth of the whole tree, which so stays within maxTreeDepth.
+func buildSubtree(refs []bref, bb binBox, cb centroids, p buildParams, depth int) (nodes []node, order []uint32) {
+	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0)), depth)
 }
 
 // grainFor returns the size from which the subtrees of a build of n refs
@@ -117,7 +124,7 @@ const minGrain = 1 << 10
 
 // buildBVHGrain is buildBVHRefs with nodes of grain refs or more handing
 // their left child to another goroutine (tests splice many small pieces).
-func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain int) (nodes []node, order []uint32) {
+func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain, depth int) (nodes []node, order []uint32) {
 	n := len(refs)
 	if n == 0 {
 		return []node{{bounds: emptyAABB()}}, nil
@@ -126,7 +133,7 @@ func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain in
 	b.procs = runtime.GOMAXPROCS(0)
 	root := &piece{nodes: make([]node, 1, nodesHint(n, p, grain))}
 	var wg sync.WaitGroup
-	b.build(root, 0, 0, n, 0, 0, bb, cb, lazyNone, new(binScratch), &wg)
+	b.build(root, 0, 0, n, depth, 0, bb, cb, lazyNone, new(binScratch), &wg)
 	wg.Wait()
 	return assemble(root, b.procs), b.order
 }

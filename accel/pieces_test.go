@@ -49,7 +49,7 @@ func triRefs(pos []vec.Vec3, idx []uint32) []bref {
 func buildWithGrain(refs []bref, p buildParams, grain int) ([]node, []uint32) {
 	refs = slices.Clone(refs)
 	bb, cb := rangeBounds(refs)
-	return buildBVHGrain(refs, bb, cb, p, grain)
+	return buildBVHGrain(refs, bb, cb, p, grain, 0)
 }
 
 // Goroutines build the tree in pieces, which are spliced together: the

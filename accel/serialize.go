@@ -468,17 +468,15 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 			}
 		}
 	}
-	slices.Sort(keys)
-	for i := 1; i < len(keys); i++ {
-		if keys[i] == keys[i-1] {
-			return nil, corrupt("a primitive occupies two slots")
-		}
+	var split []bool
+	if b.active, split, err = distinctSlots(b, keys); err != nil {
+		return nil, err
 	}
 	b.nodes = decodeNodes(&r, int(nn))
 	if r.err != nil {
 		return nil, r.err
 	}
-	if err := validateTree(b.nodes, int(ns), b.slotBox, 0); err != nil {
+	if err := validateTree(b.nodes, int(ns), b.slotBox, split, 0); err != nil {
 		return nil, err
 	}
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
@@ -624,7 +622,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if err := validateTree(t.nodes, int(ns), t.slotBox, 1); err != nil {
+	if err := validateTree(t.nodes, int(ns), t.slotBox, nil, 1); err != nil {
 		return nil, err
 	}
 	t.wide = widen(t.nodes)
@@ -647,7 +645,7 @@ func boundsOK(b *AABB) bool {
 // validateTree checks a decoded node array against the invariants that a
 // build guarantees and the traversal relies on; it never panics.
 // leafSize, when nonzero, is the exact primitive count of every leaf.
-func validateTree(nodes []node, slots int, leafBox func(uint32) AABB, leafSize uint32) error {
+func validateTree(nodes []node, slots int, leafBox func(uint32) AABB, split []bool, leafSize uint32) error {
 	if len(nodes) == 0 {
 		return corrupt("no root node")
 	}
@@ -693,7 +691,14 @@ func validateTree(nodes []node, slots int, leafBox func(uint32) AABB, leafSize u
 					return corrupt("slot %d referenced twice", s)
 				}
 				seen[s] = true
-				if !nd.bounds.Contains(leafBox(s)) {
+				switch box := leafBox(s); {
+				case split != nil && split[s]:
+					// A fragment of a triangle cut by spatial splits: the
+					// leaf holds the part of it inside its bounds.
+					if box.intersection(nd.bounds).IsEmpty() {
+						return corrupt("node %d: bounds do not meet slot %d", it.n, s)
+					}
+				case !nd.bounds.Contains(box):
 					return corrupt("node %d: bounds do not contain slot %d", it.n, s)
 				}
 			}
@@ -720,4 +725,37 @@ func validateTree(nodes []node, slots int, leafBox func(uint32) AABB, leafSize u
 		}
 	}
 	return nil
+}
+
+// distinctSlots returns the number of primitives among the slots, whose
+// keys (global primitive indices, below 2^28) are given, and which slots
+// hold a primitive that is in several (nil if none is). A primitive may be
+// in several slots only as a triangle cut by spatial splits (sbvhBuild):
+// in a build that makes them, of a geometry they may cut, with the same
+// vertices in every slot.
+func distinctSlots(b *BLAS, keys []uint64) (int, []bool, error) {
+	for s := range keys {
+		keys[s] = keys[s]<<32 | uint64(s)
+	}
+	slices.Sort(keys)
+	var split []bool
+	n := 0
+	for i, k := range keys {
+		if i == 0 || k>>32 != keys[i-1]>>32 {
+			n++
+			continue
+		}
+		f, s := int(uint32(keys[i-1])), int(uint32(k))
+		if b.typ != GeometryTriangles || !splitsFor(b.flags) || !splittable(b.geoms[b.primGeom[s]].flags) {
+			return 0, nil, corrupt("a primitive occupies two slots (%d and %d)", f, s)
+		}
+		if b.tris[s] != b.tris[f] {
+			return 0, nil, corrupt("slots %d and %d hold one primitive with different vertices", f, s)
+		}
+		if split == nil {
+			split = make([]bool, len(keys))
+		}
+		split[f], split[s] = true, true
+	}
+	return n, split, nil
 }

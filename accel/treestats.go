@@ -8,18 +8,28 @@ type TreeStats struct {
 	Nodes, Leaves, WideNodes int
 	// MaxDepth is the depth of the deepest leaf (the root is depth 0).
 	MaxDepth int
-	// Primitives counts the active primitives referenced by leaves.
-	Primitives int
+	// Primitives counts the active primitives referenced by leaves, and
+	// References the leaves' references to them: more than Primitives
+	// where spatial splits put a triangle in several leaves (sbvhBuild).
+	Primitives, References int
 	// SAHCost is the surface area heuristic cost of the binary tree
 	// relative to the root's area: inner nodes cost 1, primitives 1.
 	SAHCost float64
 }
 
 // TreeStats returns the shape of the BLAS's tree.
-func (b *BLAS) TreeStats() TreeStats { return treeStats(b.nodes, len(b.wide)) }
+func (b *BLAS) TreeStats() TreeStats {
+	s := treeStats(b.nodes, len(b.wide))
+	s.Primitives = b.active
+	return s
+}
 
 // TreeStats returns the shape of the TLAS's tree over its instances.
-func (t *TLAS) TreeStats() TreeStats { return treeStats(t.nodes, len(t.wide)) }
+func (t *TLAS) TreeStats() TreeStats {
+	s := treeStats(t.nodes, len(t.wide))
+	s.Primitives = s.References // instances are never split
+	return s
+}
 
 func treeStats(nodes []node, wide int) TreeStats {
 	s := TreeStats{WideNodes: wide}
@@ -43,7 +53,7 @@ func treeStats(nodes []node, wide int) TreeStats {
 		}
 		if nd.isLeaf() {
 			s.Leaves++
-			s.Primitives += int(nd.count)
+			s.References += int(nd.count)
 			s.MaxDepth = max(s.MaxDepth, it.depth)
 			s.SAHCost += area * float64(nd.count)
 			continue
