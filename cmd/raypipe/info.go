@@ -54,12 +54,17 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		bs.Nodes += t.Nodes
 		bs.Leaves += t.Leaves
 		bs.WideNodes += t.WideNodes
+		bs.References += t.References
 		bs.MaxDepth = max(bs.MaxDepth, t.MaxDepth)
 		sah = max(sah, t.SAHCost)
 	}
 	fmt.Fprintf(stdout, "BLAS        %d (fast trace), %d active of %d triangles, built in %s\n", len(m.blas), m.active, m.triangles, m.build.Round(time.Microsecond))
-	fmt.Fprintf(stdout, "BLAS trees  %d nodes, %d leaves (%.1f triangles per leaf), %d 8-wide nodes, max depth %d, largest SAH cost %.1f\n",
-		bs.Nodes, bs.Leaves, float64(m.active)/float64(max(bs.Leaves, 1)), bs.WideNodes, bs.MaxDepth, sah)
+	split := ""
+	if bs.References > m.active {
+		split = fmt.Sprintf(", %d of them fragments of triangles cut by spatial splits", bs.References-m.active)
+	}
+	fmt.Fprintf(stdout, "BLAS trees  %d nodes, %d leaves (%.1f references per leaf%s), %d 8-wide nodes, max depth %d, largest SAH cost %.1f\n",
+		bs.Nodes, bs.Leaves, float64(bs.References)/float64(max(bs.Leaves, 1)), split, bs.WideNodes, bs.MaxDepth, sah)
 	ts := m.tlas.TreeStats()
 	fmt.Fprintf(stdout, "TLAS        %d instances, %d nodes, max depth %d, built in %s\n", m.tlas.InstanceCount(), ts.Nodes, ts.MaxDepth, m.tlasBuild.Round(time.Microsecond))
 	r, err := render.NewRenderer(s)
