@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/vec"
 )
 
@@ -359,5 +360,30 @@ func TestSpatialSplitSerializeRoundTrip(t *testing.T) {
 	putLe32(bad[flagsOff:], uint32(BuildPreferFastBuild))
 	if _, err := DeserializeBLAS(bad); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("a primitive in two slots of a fast-build structure: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestMeshesWithoutSpatialSplitsKeepTheirTree checks that a BLAS whose
+// root gains too little from a spatial split gets the tree it would get
+// without spatial splits, node for node: the embreecmp soup, where a
+// spatial split of the root wins by under sbvhMargin, and a random soup
+// where it does not win.
+func TestMeshesWithoutSpatialSplitsKeepTheirTree(t *testing.T) {
+	pos1, idx1 := meshgen.Soup(100_000, 1)
+	pos2, idx2 := randomSoup(rand.New(rand.NewPCG(11, 11)), sbvhMin+1000, 0.15)
+	for i, m := range []struct {
+		pos []vec.Vec3
+		idx []uint32
+	}{{pos1, idx1}, {pos2, idx2}} {
+		split, whole := TriangleGeometry(m.pos, m.idx), TriangleGeometry(m.pos, m.idx)
+		split.Flags = GeometryOpaque
+		a := mustBLAS(t, []Geometry{split}, BuildPreferFastTrace)
+		b := mustBLAS(t, []Geometry{whole}, BuildPreferFastTrace)
+		if s := a.TreeStats(); s.References != s.Primitives {
+			t.Fatalf("soup %d was split: %+v", i, s)
+		}
+		if !slices.Equal(a.nodes, b.nodes) || !slices.Equal(a.primIndex, b.primIndex) {
+			t.Fatalf("soup %d: the opaque tree differs from the non-opaque one", i)
+		}
 	}
 }
