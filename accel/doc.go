@@ -27,7 +27,9 @@
 // deterministic: the same inputs give the same hits in the same order, for
 // any GOMAXPROCS.
 //
-// Traversal walks an 8-wide tree collapsed from the binary SAH tree. The
+// Traversal walks an 8-wide tree collapsed from the binary SAH tree (with
+// spatial splits in its top levels, for BuildPreferFastTrace, where they
+// pay: sbvh.go). The
 // default walks are scalar Go, except on amd64, where small SSE assembly
 // kernels test a node's eight children and a leaf's triangles four at a
 // time (slab_amd64.s, leaftest_amd64.s), and where the processor has

@@ -8,8 +8,11 @@ const (
 	// invoked for it (unless overridden by instance or ray flags).
 	GeometryOpaque GeometryFlags = 0x1
 	// GeometryNoDuplicateAnyHitInvocation: any-hit runs at most once per
-	// primitive per ray. raypipe never duplicates primitives, so this always
-	// holds; the flag is kept and reported.
+	// primitive per ray. raypipe duplicates primitives only where spatial
+	// splits put a triangle in several leaves, which it does only in
+	// PREFER_FAST_TRACE builds whose geometries are all opaque and without
+	// this flag (sbvh.go); a BLAS with this flag on any geometry is never
+	// split, so the rule always holds.
 	GeometryNoDuplicateAnyHitInvocation GeometryFlags = 0x2
 )
 
@@ -36,8 +39,12 @@ const (
 	BuildAllowUpdate BuildFlags = 0x1
 	// BuildAllowCompaction permits Compact.
 	BuildAllowCompaction BuildFlags = 0x2
-	// BuildPreferFastTrace spends more build time for faster traversal
-	// (binned SAH with many bins, small leaves).
+	// BuildPreferFastTrace spends more build time for faster traversal:
+	// binned SAH with many bins, and, in a triangle BLAS of 16k or more
+	// opaque triangles that is not updatable, spatial splits in the top
+	// levels where the SAH says they pay (long thin triangles across the
+	// axes, as in CAD meshes; see sbvh.go). Without a preference a build
+	// makes the same tree without spatial splits.
 	BuildPreferFastTrace BuildFlags = 0x4
 	// BuildPreferFastBuild trades traversal speed for build speed.
 	BuildPreferFastBuild BuildFlags = 0x8
