@@ -61,9 +61,11 @@ const (
 	sbvhBudget = 0.3
 	// sbvhSample is about how many refs of a node are binned for object
 	// splits (every stride-th), as the object-split builder samples
-	// (sampleStride), and sbvhSpatialSample for spatial ones: sampling
-	// 256 for both, the engine's root chose an object split, and lost
-	// the gains.
+	// (sampleStride), and sbvhSpatialSample for spatial ones at the root,
+	// half as many below it: sampling 256 for both at the root, the
+	// engine's root chose an object split (the costs are within 5% there)
+	// and lost every gain; 256 below the root built the engine 1.07-1.12x
+	// as fast as 512 and traced within 3%.
 	sbvhSample        = 1024
 	sbvhSpatialSample = 512
 	// sbvhSpatialBins is the number of slabs a node is cut into to place
@@ -94,7 +96,14 @@ type sbvh struct {
 	p        buildParams
 	tris     []triVerts // by ref id
 	rootArea float32
+	// bufs hold the top levels' refs: a node's refs lie in one buffer,
+	// inside its room (a range of the same indices in both), and its
+	// children's in its room in the other buffer (see build).
+	bufs [2][]bref
 }
+
+// span is a range of indices of sbvh.bufs.
+type span struct{ lo, hi int }
 
 // sbvhPart is a node of the top levels: an inner node with two parts
 // below, or a subtree built by the object-split builder.
@@ -111,13 +120,13 @@ type sbvhPart struct {
 // not depend on goroutine scheduling.
 func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVerts) ([]node, []uint32) {
 	s := &sbvh{p: p, tris: tris, rootArea: bb.halfArea()}
-	if len(refs) < sbvhMin {
-		return buildBVHRefs(refs, bb, cb, p)
+	if len(refs) < sbvhMin || !s.choose(refs, &bb, &cb, sbvhBudget*float64(len(refs)) >= 1, 0).spatial {
+		return buildBVHRefs(refs, bb, cb, p) // the tree without spatial splits
 	}
-	root := s.build(refs, bb, cb, int(sbvhBudget*float64(len(refs))), 0)
-	if root.nodes != nil {
-		return root.nodes, root.order // no spatial split
-	}
+	size := len(refs) + int(sbvhBudget*float64(len(refs)))
+	s.bufs = [2][]bref{make([]bref, size), make([]bref, size)}
+	copy(s.bufs[0], refs)
+	root := s.build(0, span{0, len(refs)}, span{0, size}, bb, cb, 0)
 	nodes := make([]node, 1, len(refs)/2)
 	order := make([]uint32, 0, len(refs))
 	root.emit(0, &nodes, &order)
@@ -152,46 +161,60 @@ func (t *sbvhPart) emit(slot int, nodes *[]node, order *[]uint32) {
 	*order = append(*order, t.order...)
 }
 
-// build returns the part over refs (bounds bb, doubled centroids' bounds
-// cb), adding at most budget fragments.
-func (s *sbvh) build(refs []bref, bb binBox, cb centroids, budget, depth int) *sbvhPart {
-	n := len(refs)
-	if n < sbvhGrain || depth >= medianDepth {
-		return s.delegate(refs, bb, cb, depth)
-	}
+// choose returns the best split of a node's refs (bounds bb, doubled
+// centroids' bounds cb): spatial if one costs less than the best object
+// split, by sbvhMargin at the root, where spatialOK (room for fragments).
+func (s *sbvh) choose(refs []bref, bb *binBox, cb *centroids, spatialOK bool, depth int) splitChoice {
 	var c splitChoice
-	s.objectSplit(refs, &cb, &c)
-	if c.axis >= 0 && budget > 0 && overlapArea(&c.lb, &c.rb) > sbvhAlpha*s.rootArea {
+	s.objectSplit(refs, cb, &c)
+	if c.axis >= 0 && spatialOK && overlapArea(&c.lb, &c.rb) > sbvhAlpha*s.rootArea {
 		margin := float32(0)
 		if depth == 0 {
 			margin = sbvhMargin
 		}
-		s.spatialSplit(refs, &bb, margin, &c)
+		s.spatialSplit(refs, bb, margin, depth, &c)
 	}
+	return c
+}
+
+// build returns the part over the refs at refs in bufs[cur] (bounds bb,
+// doubled centroids' bounds cb), whose room holds their fragments too: a
+// spatial split writes the left side's refs to the front of the room in
+// the other buffer and the right side's to the back, and shares the room
+// between the sides by their sizes.
+func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth int) *sbvhPart {
+	src := s.bufs[cur][refs.lo:refs.hi]
+	n := len(src)
+	if n < sbvhGrain || depth >= medianDepth {
+		return s.delegate(src, bb, cb, depth)
+	}
+	c := s.choose(src, &bb, &cb, room.hi-room.lo > n, depth)
 	if !c.spatial {
-		return s.delegate(refs, bb, cb, depth)
+		return s.delegate(src, bb, cb, depth)
 	}
-	l, r := s.splitRefs(refs, c.axis, c.at)
-	if len(l) == 0 || len(r) == 0 || len(l)+len(r)-n > budget {
-		return s.delegate(refs, bb, cb, depth)
+	nl, rlo, nr, ok := s.splitRefs(src, s.bufs[cur^1][room.lo:room.hi], c.axis, c.at)
+	if !ok || nl == 0 || nr == 0 {
+		return s.delegate(src, bb, cb, depth)
 	}
-	budget -= len(l) + len(r) - n
-	lb, lc := rangeBounds(l)
-	rb, rc := rangeBounds(r)
-	lbudget := budget * len(l) / (len(l) + len(r))
+	free := room.hi - room.lo - nl - nr
+	mid := room.lo + nl + min(free*nl/(nl+nr), rlo-nl)
+	next := cur ^ 1
+	lrefs, rrefs := span{room.lo, room.lo + nl}, span{room.lo + rlo, room.lo + rlo + nr}
+	lb, lc := rangeBounds(s.bufs[next][lrefs.lo:lrefs.hi])
+	rb, rc := rangeBounds(s.bufs[next][rrefs.lo:rrefs.hi])
 	t := &sbvhPart{bounds: bb.aabb()}
 	if n >= sbvhParallel {
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.kids[0] = s.build(l, lb, lc, lbudget, depth+1)
+			t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, lb, lc, depth+1)
 		}()
-		t.kids[1] = s.build(r, rb, rc, budget-lbudget, depth+1)
+		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, rb, rc, depth+1)
 		wg.Wait()
 	} else {
-		t.kids[0] = s.build(l, lb, lc, lbudget, depth+1)
-		t.kids[1] = s.build(r, rb, rc, budget-lbudget, depth+1)
+		t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, lb, lc, depth+1)
+		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, rb, rc, depth+1)
 	}
 	return t
 }
@@ -242,13 +265,17 @@ func (s *sbvh) objectSplit(refs []bref, cb *centroids, c *splitChoice) {
 	}
 }
 
-// spatialSplit bins refs by the planes of nb equal slabs of bb on each
-// axis, cutting the triangles that cross planes into a fragment per slab,
-// and makes the best plane c's split where it costs less than c's by the
-// fraction margin.
-func (s *sbvh) spatialSplit(refs []bref, bb *binBox, margin float32, c *splitChoice) {
+// spatialSplit bins a sample of refs (fewer below the root) by the
+// planes of nb equal slabs of bb on each axis, cutting the triangles that
+// cross planes into a fragment per slab, and makes the best plane c's
+// split where it costs less than c's by the fraction margin.
+func (s *sbvh) spatialSplit(refs []bref, bb *binBox, margin float32, depth int, c *splitChoice) {
 	n, nb := len(refs), sbvhSpatialBins
-	stride := max(1, n/sbvhSpatialSample)
+	sample := sbvhSpatialSample
+	if depth > 0 {
+		sample /= 2
+	}
+	stride := max(1, n/sample)
 	lo := [3]float32{bb.minX, bb.minY, bb.minZ}
 	hi := [3]float32{-bb.nmaxX, -bb.nmaxY, -bb.nmaxZ}
 	var boxes [maxBins]binBox
@@ -374,11 +401,13 @@ func crossing(p, q *[3]float32, a int, at float32) (lo, hi [3]float32) {
 	return lo, hi
 }
 
-// splitRefs returns the refs (or their fragments) below and above the
-// plane x[axis] = at: a ref ending at the plane stays whole on its side,
-// a crossing one is cut in two. Large nodes are split in chunks, in
-// parallel, each into its own range of l and r.
-func (s *sbvh) splitRefs(refs []bref, axis int, at float32) (l, r []bref) {
+// splitRefs writes the refs (or their fragments) below the plane
+// x[axis] = at to the front of dst, as dst[:nl], and those above it
+// toward its back, as dst[rlo:rlo+nr]; a ref ending at the plane stays
+// whole on its side, a crossing one is cut in two. ok is false when dst
+// may be too small. Large nodes are split in chunks, in parallel, each
+// into its own ranges.
+func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (nl, rlo, nr int, ok bool) {
 	chunks := [][2]int{{0, len(refs)}}
 	if len(refs) >= sbvhParallel {
 		chunks = splitChunks(len(refs), runtime.GOMAXPROCS(0))
@@ -399,7 +428,11 @@ func (s *sbvh) splitRefs(refs []bref, axis int, at float32) (l, r []bref) {
 		offs[c+1][0] += offs[c][0]
 		offs[c+1][1] += offs[c][1]
 	}
-	l, r = make([]bref, offs[len(chunks)][0]), make([]bref, offs[len(chunks)][1])
+	if offs[len(chunks)][0]+offs[len(chunks)][1] > len(dst) {
+		return 0, 0, 0, false
+	}
+	rlo = len(dst) - offs[len(chunks)][1]
+	l, r := dst[:rlo], dst[rlo:]
 	ends := make([][2]int, len(chunks))
 	parallelChunks(chunks, func(c, lo, hi int) {
 		kl, kr := offs[c][0], offs[c][1]
@@ -428,12 +461,12 @@ func (s *sbvh) splitRefs(refs []bref, axis int, at float32) (l, r []bref) {
 		ends[c] = [2]int{kl, kr}
 	})
 	// Close the gaps, chunk by chunk.
-	kl, kr := ends[0][0], ends[0][1]
+	nl, nr = ends[0][0], ends[0][1]
 	for c := 1; c < len(chunks); c++ {
-		kl += copy(l[kl:], l[offs[c][0]:ends[c][0]])
-		kr += copy(r[kr:], r[offs[c][1]:ends[c][1]])
+		nl += copy(l[nl:], l[offs[c][0]:ends[c][0]])
+		nr += copy(r[nr:], r[offs[c][1]:ends[c][1]])
 	}
-	return l[:kl], r[:kr]
+	return nl, rlo, nr, true
 }
 
 // refExtent returns a ref's least and greatest coordinate on axis a.
