@@ -61,6 +61,9 @@ func TestSpatialSplitsMatchBruteForceOracle(t *testing.T) {
 	if s.References <= s.Primitives || s.Primitives != len(pos)/3 || b.ActivePrimitives() != len(pos)/3 {
 		t.Fatalf("tree stats %+v, %d active: want more references than the %d primitives (spatial splits)", s, b.ActivePrimitives(), len(pos)/3)
 	}
+	if err := b.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
 	rays := raysAtTriangles(rand.New(rand.NewPCG(2, 2)), pos, 3000)
 	if hits := oracleBLAS(t, b, rays); hits < len(rays)/2 {
 		t.Fatalf("only %d of %d rays hit", hits, len(rays))

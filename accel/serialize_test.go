@@ -277,6 +277,8 @@ func FuzzDeserializeBLAS(f *testing.F) {
 		fuzzSeeds(f, b.Serialize())
 	}
 	fuzzSeeds(f, tl.Serialize())
+	split, _ := sliverBLAS(f, 12, GeometryOpaque, BuildPreferFastTrace) // triangles in several slots
+	fuzzSeeds(f, split.Serialize())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := DeserializeBLAS(data)
 		if err != nil {
