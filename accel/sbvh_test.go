@@ -195,13 +195,7 @@ func TestNoDuplicateAnyHitInvocationHoldsOnSlivers(t *testing.T) {
 func TestSplitTriangleBoxesHoldTheirParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range 2000 {
-		tri := triVerts{randVec(rng, 1), randVec(rng, 1), randVec(rng, 1)}
-		if i%3 == 0 { // large coordinates, small extents
-			off := randVec(rng, 1e4)
-			for k := range tri {
-				tri[k] = tri[k].Scale(0.01).Add(off)
-			}
-		}
+		tri := randomTriangle(rng, i%3 == 0)
 		box := triBounds(&tri)
 		// A box already cut: a random sub-box of the triangle's.
 		var cut [2][3]float32
@@ -214,14 +208,7 @@ func TestSplitTriangleBoxesHoldTheirParts(t *testing.T) {
 		at := cut[0][axis] + (cut[1][axis]-cut[0][axis])*float32(rng.Float64())
 		l, r, lok, rok := splitTriangle(&tri, axis, at, &cut)
 		for range 200 {
-			u, v := rng.Float64(), rng.Float64()
-			if u+v > 1 {
-				u, v = 1-u, 1-v
-			}
-			var p [3]float64
-			for a := range 3 {
-				p[a] = (1-u-v)*float64(comps(&tri[0])[a]) + u*float64(comps(&tri[1])[a]) + v*float64(comps(&tri[2])[a])
-			}
+			p := pointOn(rng, &tri)
 			if !inBox(&p, &cut) {
 				continue
 			}
@@ -246,13 +233,7 @@ func TestSplitTriangleBoxesHoldTheirParts(t *testing.T) {
 func TestSlabPartsHoldTheirParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	for i := range 2000 {
-		tri := triVerts{randVec(rng, 1), randVec(rng, 1), randVec(rng, 1)}
-		if i%3 == 0 {
-			off := randVec(rng, 1e4)
-			for k := range tri {
-				tri[k] = tri[k].Scale(0.01).Add(off)
-			}
-		}
+		tri := randomTriangle(rng, i%3 == 0)
 		box := triBounds(&tri)
 		cut := [2][3]float32{{box.Min.X, box.Min.Y, box.Min.Z}, {box.Max.X, box.Max.Y, box.Max.Z}}
 		axis := rng.IntN(3)
@@ -272,14 +253,7 @@ func TestSlabPartsHoldTheirParts(t *testing.T) {
 		}
 		slabParts(&tri, axis, &pl, 0, nb-1, &cut, &boxes)
 		for range 200 {
-			u, v := rng.Float64(), rng.Float64()
-			if u+v > 1 {
-				u, v = 1-u, 1-v
-			}
-			var p [3]float64
-			for a := range 3 {
-				p[a] = (1-u-v)*float64(comps(&tri[0])[a]) + u*float64(comps(&tri[1])[a]) + v*float64(comps(&tri[2])[a])
-			}
+			p := pointOn(rng, &tri)
 			if !inBox(&p, &cut) {
 				continue
 			}
@@ -294,6 +268,33 @@ func TestSlabPartsHoldTheirParts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomTriangle returns a triangle in the unit cube or, if far, a
+// hundredth of one about 1e4 from the origin (large coordinates, small
+// extents).
+func randomTriangle(rng *rand.Rand, far bool) triVerts {
+	tri := triVerts{randVec(rng, 1), randVec(rng, 1), randVec(rng, 1)}
+	if far {
+		off := randVec(rng, 1e4)
+		for k := range tri {
+			tri[k] = tri[k].Scale(0.01).Add(off)
+		}
+	}
+	return tri
+}
+
+// pointOn returns a random point of tri, in float64.
+func pointOn(rng *rand.Rand, tri *triVerts) [3]float64 {
+	u, v := rng.Float64(), rng.Float64()
+	if u+v > 1 {
+		u, v = 1-u, 1-v
+	}
+	var p [3]float64
+	for a := range 3 {
+		p[a] = (1-u-v)*float64(comps(&tri[0])[a]) + u*float64(comps(&tri[1])[a]) + v*float64(comps(&tri[2])[a])
+	}
+	return p
 }
 
 func inBox(p *[3]float64, b *[2][3]float32) bool {
