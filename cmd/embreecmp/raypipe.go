@@ -36,7 +36,7 @@ func (t raypipeTracer) Builder(threads int) (builder, error) { return t, nil }
 // Build converts the mesh to an accel.Geometry and builds a BLAS; both are
 // timed, as Embree's timing includes copying into its buffers.
 func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
-	blas, err := accel.BuildBLAS([]accel.Geometry{opaqueMesh(positions, indices)}, t.flags)
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags)
 	if err != nil {
 		return nil, err
 	}
@@ -48,17 +48,8 @@ func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, err
 
 func (t raypipeTracer) Close() {}
 
-// opaqueMesh is the mesh as an opaque geometry: Embree's geometries here
-// have no filter functions, so every hit is final, as D3D12's OPAQUE
-// geometry flag says.
-func opaqueMesh(positions []vec.Vec3, indices []uint32) accel.Geometry {
-	g := accel.TriangleGeometry(positions, indices)
-	g.Flags = accel.GeometryOpaque
-	return g
-}
-
 func (t raypipeTracer) Bottom(positions []vec.Vec3, indices []uint32) (bottom, error) {
-	blas, err := accel.BuildBLAS([]accel.Geometry{opaqueMesh(positions, indices)}, t.flags)
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags)
 	if err != nil {
 		return nil, err
 	}
