@@ -380,7 +380,7 @@ func TestMeshesWithoutSpatialSplitsKeepTheirTree(t *testing.T) {
 		idx []uint32
 	}{{pos1, idx1}, {pos2, idx2}} {
 		split, whole := TriangleGeometry(m.pos, m.idx), TriangleGeometry(m.pos, m.idx)
-		split.Flags = GeometryOpaque
+		split.Flags, whole.Flags = GeometryOpaque, 0 // non-opaque: never split
 		a := mustBLAS(t, []Geometry{split}, BuildPreferFastTrace)
 		b := mustBLAS(t, []Geometry{whole}, BuildPreferFastTrace)
 		if s := a.TreeStats(); s.References != s.Primitives {
