@@ -40,7 +40,10 @@ const (
 	// splits. On the CAD engine 1024 traced within 5% of 2048 and built
 	// 20% slower; 4096 traced 3-5% slower and built 15-20% faster.
 	sbvhGrain = 2048
-	// sbvhMin is the least BLAS that looks for spatial splits.
+	// sbvhMin is the least BLAS that looks for spatial splits: the look
+	// at the root costs about 70-140 µs, 4% of the build of the 10k soup
+	// or terrain and 20% of the 4k soup's, and takes from every mesh that
+	// makes none.
 	sbvhMin = 16384
 	// sbvhAlpha: spatial splits are tried where the best object split's
 	// children overlap by more than this fraction of the root's area
