@@ -10,6 +10,7 @@
 //
 //	go run -tags embree ./cmd/embreecmp -sizes 10k,100k
 //	go run -tags embree ./cmd/embreecmp -sizes 2m -scenes terrain
+//	go run -tags embree ./cmd/embreecmp -sizes 100k,1m -scenes pipes
 //	go run -tags embree ./cmd/embreecmp -sizes '' -obj /usr/share/assimp/models/OBJ/WusonOBJ.obj
 //	go run -tags embree ./cmd/embreecmp -sizes '' -mesh /usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
 //	go run -tags embree ./cmd/embreecmp -sizes '' -instances 1k,10k
@@ -81,7 +82,7 @@ import (
 
 var (
 	flagSizes     = flag.String("sizes", "10k,100k,1m", "comma-separated triangle counts of the procedural scenes (k and m suffixes); empty for none")
-	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup")
+	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup, pipes (capped tubes in random directions: long thin triangles, as in CAD meshes)")
 	flagOBJ       = flag.String("obj", "", "comma-separated OBJ files to compare as well (read by this command's own OBJ reader: vertices and faces)")
 	flagMesh      = flag.String("mesh", "", "comma-separated glTF (.gltf, .glb) or OBJ files to compare as well, loaded as raypipe's scene package loads them and flattened into world space")
 	flagTracers   = flag.String("tracers", "embree-medium,embree-high,raypipe-fastbuild,raypipe-fasttrace,raypipe-fasttrace-batch", "tracers to run (see the command's doc); the first is the reference for agreement")
@@ -168,8 +169,13 @@ func run() error {
 					p, i := meshgen.Soup(n, *flagSeed)
 					return mesh{"soup-" + s, p, i, nil}, nil
 				})
+			case "pipes":
+				meshes = append(meshes, func() (mesh, error) {
+					p, i := meshgen.Pipes(n, *flagSeed)
+					return mesh{"pipes-" + s, p, i, nil}, nil
+				})
 			default:
-				return fmt.Errorf("unknown scene kind %q (want terrain or soup)", kind)
+				return fmt.Errorf("unknown scene kind %q (want terrain, soup or pipes)", kind)
 			}
 		}
 	}

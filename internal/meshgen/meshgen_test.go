@@ -55,3 +55,45 @@ func TestSoup(t *testing.T) {
 		t.Error("Soup ignores its seed")
 	}
 }
+
+func TestPipes(t *testing.T) {
+	per := 4 * PipeSegments
+	for _, n := range []int{1, per, per + 1, 10000} {
+		pos, idx := Pipes(n, 1)
+		tris := len(idx) / 3
+		if len(idx)%3 != 0 || tris < n || tris >= n+per || tris%per != 0 {
+			t.Errorf("Pipes(%d): %d indices", n, len(idx))
+		}
+		for _, i := range idx {
+			if int(i) >= len(pos) {
+				t.Fatalf("Pipes(%d): index %d out of range (%d vertices)", n, i, len(pos))
+			}
+		}
+		for _, p := range pos {
+			if !p.IsFinite() || p.X < -2.1 || p.X > 2.1 || p.Y < -2.1 || p.Y > 2.1 || p.Z < -2.1 || p.Z > 2.1 {
+				t.Fatalf("Pipes(%d): vertex %v out of range", n, p)
+			}
+		}
+		// Every triangle faces away from its pipe's axis (the sides) or
+		// along it, away from the pipe's middle (the caps): its normal
+		// points from the pipe's center toward the triangle.
+		for i := 0; i < len(idx); i += 3 {
+			pipe := int(idx[i]) / (2*PipeSegments + 2)
+			first := pipe * (2*PipeSegments + 2)
+			center := pos[first].Add(pos[first+1]).Scale(0.5)
+			a, b, c := pos[idx[i]], pos[idx[i+1]], pos[idx[i+2]]
+			mid := a.Add(b).Add(c).Scale(1.0 / 3)
+			if b.Sub(a).Cross(c.Sub(a)).Dot(mid.Sub(center)) <= 0 {
+				t.Fatalf("Pipes(%d): triangle %d faces in", n, i/3)
+			}
+		}
+	}
+	p1, i1 := Pipes(5000, 7)
+	p2, i2 := Pipes(5000, 7)
+	if !slices.Equal(p1, p2) || !slices.Equal(i1, i2) {
+		t.Error("Pipes is not deterministic")
+	}
+	if p3, _ := Pipes(5000, 8); slices.Equal(p1, p3) {
+		t.Error("Pipes ignores its seed")
+	}
+}
