@@ -33,7 +33,7 @@ type BLAS struct {
 	// self is the identity instance used when a BLAS is traced directly.
 	self instance
 	// active counts the active primitives: the slots, less the repeats of
-	// a triangle split into fragments in several leaves (presplit).
+	// a triangle split into fragments in several leaves (sbvhBuild).
 	active int
 }
 
