@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/vec"
 )
 
@@ -528,6 +529,45 @@ func BenchmarkAcceptFirstHit(b *testing.B) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkSpatialSplits builds and traces the 100k-triangle pipes
+// (meshgen.Pipes: long thin triangles across the axes, as in CAD meshes)
+// as a fast-trace BLAS with spatial splits ("split") and without them
+// ("whole": the same build parameters, ALLOW_UPDATE, which never splits),
+// so that one run measures what the splits buy and cost.
+func BenchmarkSpatialSplits(b *testing.B) {
+	pos, idx := meshgen.Pipes(100_000, 1)
+	g := TriangleGeometry(pos, idx)
+	for _, v := range []struct {
+		name  string
+		flags BuildFlags
+	}{{"split", BuildPreferFastTrace}, {"whole", BuildPreferFastTrace | BuildAllowUpdate}} {
+		b.Run("build/"+v.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := BuildBLAS([]Geometry{g}, v.flags); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(idx)/3)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mtris/s")
+		})
+		bl := mustBLAS(b, []Geometry{g}, v.flags)
+		for _, rk := range []string{"primary", "shadow", "incoherent"} {
+			rays := benchRaySet(rk)
+			b.Run(rk+"/"+v.name, func(b *testing.B) {
+				for b.Loop() {
+					for i := range rays {
+						if rk == "shadow" {
+							bl.Occluded(rays[i], 0)
+						} else {
+							bl.Intersect(rays[i], 0)
+						}
+					}
+				}
+				b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+			})
 		}
 	}
 }
