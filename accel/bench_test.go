@@ -281,16 +281,7 @@ func BenchmarkWalkKernels(b *testing.B) {
 						defer func(old bool) { fusedAVX2 = old }(fusedAVX2)
 						fusedAVX2 = mode == "avx2"
 						b.ReportAllocs()
-						for b.Loop() {
-							for i := range rays {
-								if rk == "shadow" {
-									bl.Occluded(rays[i], 0)
-								} else {
-									bl.Intersect(rays[i], 0)
-								}
-							}
-						}
-						b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+						traceRays(b, bl, rk == "shadow", rays)
 					})
 				}
 			}
@@ -556,18 +547,22 @@ func BenchmarkSpatialSplits(b *testing.B) {
 		bl := mustBLAS(b, []Geometry{g}, v.flags)
 		for _, rk := range []string{"primary", "shadow", "incoherent"} {
 			rays := benchRaySet(rk)
-			b.Run(rk+"/"+v.name, func(b *testing.B) {
-				for b.Loop() {
-					for i := range rays {
-						if rk == "shadow" {
-							bl.Occluded(rays[i], 0)
-						} else {
-							bl.Intersect(rays[i], 0)
-						}
-					}
-				}
-				b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
-			})
+			b.Run(rk+"/"+v.name, func(b *testing.B) { traceRays(b, bl, rk == "shadow", rays) })
 		}
 	}
+}
+
+// traceRays traces rays through bl ray by ray, with Occluded if shadow,
+// else Intersect, and reports the rate.
+func traceRays(b *testing.B, bl *BLAS, shadow bool, rays []Ray) {
+	for b.Loop() {
+		for i := range rays {
+			if shadow {
+				bl.Occluded(rays[i], 0)
+			} else {
+				bl.Intersect(rays[i], 0)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
 }
