@@ -73,3 +73,14 @@ func TestBadInstanceFlagsAreErrors(t *testing.T) {
 		t.Errorf("-cpuprofile into a missing directory: error %v, ran %v", err, ran)
 	}
 }
+
+// TestBadSceneKindIsAnError checks that -scenes names the kind it does not
+// know, and the kinds it does, before anything is built.
+func TestBadSceneKindIsAnError(t *testing.T) {
+	defer func(s, k, o string) { *flagSizes, *flagScenes, *flagOBJ = s, k, o }(*flagSizes, *flagScenes, *flagOBJ)
+	*flagSizes, *flagScenes, *flagOBJ = "1k", "pipes,tubes", ""
+	err := run()
+	if err == nil || !strings.Contains(err.Error(), `"tubes"`) || !strings.Contains(err.Error(), "pipes") {
+		t.Errorf("-scenes pipes,tubes: error %v, want one naming \"tubes\" and the known kinds", err)
+	}
+}
