@@ -185,14 +185,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	b.active = len(refs)
 	var nodes []node
 	var order []uint32
-	if b.typ == GeometryTriangles && len(refs) >= sbvhMin && splitsFor(b.flags) && !slices.ContainsFunc(dec, func(d decodedGeometry) bool { return !splittable(d.flags) }) {
-		tris := dec[0].tris // by global primitive index
-		if len(dec) > 1 {
-			tris = make([]triVerts, 0, total)
-			for g := range dec {
-				tris = append(tris, dec[g].tris...)
-			}
-		}
+	if tris := splitTriangles(b.typ, b.flags, dec, len(refs)); tris != nil {
 		nodes, order = sbvhBuild(refs, bb, cb, paramsFor(b.flags), tris)
 	} else {
 		nodes, order = buildBVHRefs(refs, bb, cb, paramsFor(b.flags))

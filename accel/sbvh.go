@@ -89,6 +89,30 @@ func splitsFor(flags BuildFlags) bool {
 	return flags&BuildPreferFastTrace != 0 && flags&(BuildAllowUpdate|BuildMinimizeMemory) == 0
 }
 
+// splitTriangles returns the triangles of a BLAS build by global
+// primitive index where the build looks for spatial splits (n refs, at
+// least sbvhMin; splitsFor's flags; every geometry splittable), else nil.
+func splitTriangles(typ GeometryType, flags BuildFlags, dec []decodedGeometry, n int) []triVerts {
+	if typ != GeometryTriangles || n < sbvhMin || !splitsFor(flags) {
+		return nil
+	}
+	total := 0
+	for g := range dec {
+		if !splittable(dec[g].flags) {
+			return nil
+		}
+		total += len(dec[g].tris)
+	}
+	if len(dec) == 1 {
+		return dec[0].tris
+	}
+	tris := make([]triVerts, 0, total)
+	for g := range dec {
+		tris = append(tris, dec[g].tris...)
+	}
+	return tris
+}
+
 // splittable reports whether a geometry's triangles may be split.
 func splittable(flags GeometryFlags) bool {
 	return flags&GeometryOpaque != 0 && flags&GeometryNoDuplicateAnyHitInvocation == 0
@@ -119,11 +143,11 @@ type sbvhPart struct {
 
 // sbvhBuild builds a tree over refs (bounds bb, doubled centroids' bounds
 // cb) like buildBVHRefs, with spatial splits in its top levels; tris holds
-// each ref id's triangle. Leaves hold no primitive twice. The tree does
+// each ref id's triangle (splitTriangles). Leaves hold no primitive twice. The tree does
 // not depend on goroutine scheduling.
 func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVerts) ([]node, []uint32) {
 	s := &sbvh{p: p, tris: tris, rootArea: bb.halfArea()}
-	if len(refs) < sbvhMin || !s.choose(refs, &bb, &cb, sbvhBudget*float64(len(refs)) >= 1, 0).spatial {
+	if !s.choose(refs, &bb, &cb, sbvhBudget*float64(len(refs)) >= 1, 0).spatial {
 		return buildBVHRefs(refs, bb, cb, p) // the tree without spatial splits
 	}
 	size := len(refs) + int(sbvhBudget*float64(len(refs)))
@@ -240,30 +264,37 @@ type splitChoice struct {
 	at      float32
 }
 
-// objectSplit finds the best binned object split of refs.
+// objectSplit finds the best binned object split of refs, binning a
+// sample of them as the object-split builder bins a node (newBinning,
+// binRefs, sweepAxis), with the children's bounds for the overlap test.
 func (s *sbvh) objectSplit(refs []bref, cb *centroids, c *splitChoice) {
-	n, nb := len(refs), s.p.bins
+	n := len(refs)
 	stride := max(1, n/sbvhSample)
-	inf := float32(math.Inf(1))
-	cmin, cmax := [3]float32{cb.minX, cb.minY, cb.minZ}, [3]float32{-cb.nmaxX, -cb.nmaxY, -cb.nmaxZ}
-	c.axis, c.cost = -1, inf
-	var boxes [maxBins]binBox
-	var counts [maxBins]int
+	c.axis, c.cost = -1, float32(math.Inf(1))
+	bn, usable := newBinning(s.p.bins, cb)
+	if !usable {
+		return
+	}
+	sc := new(binScratch)
+	binRefs(refs, &bn, sc, stride)
+	split := 0
 	for a := range 3 {
-		if !(cmax[a] > cmin[a]) {
+		if bn.k[a] == 0 {
 			continue
 		}
-		k := float32(nb) * (1 - 1e-6) / (cmax[a] - cmin[a])
-		for i := range nb {
-			boxes[i], counts[i] = emptyBinBox(), 0
+		if sp, cost, ok := sweepAxis(&sc.boxes[a], &sc.counts[a], bn.nb); ok && cost*float32(stride) < c.cost {
+			c.axis, c.cost, split = a, cost*float32(stride), sp
 		}
-		for i := 0; i < n; i += stride {
-			b := min(int((centroid2(&refs[i])[a]-cmin[a])*k), nb-1)
-			boxes[b].add(&refs[i])
-			counts[b]++
-		}
-		if _, cost, l, r, ok := sweepBins(&boxes, counts[:nb], counts[:nb]); ok && cost*float32(stride) < c.cost {
-			c.axis, c.cost, c.lb, c.rb = a, cost*float32(stride), l, r
+	}
+	if c.axis < 0 {
+		return
+	}
+	c.lb, c.rb = emptyBinBox(), emptyBinBox()
+	for i := range bn.nb {
+		if i < split {
+			c.lb.union(&sc.boxes[c.axis][i])
+		} else {
+			c.rb.union(&sc.boxes[c.axis][i])
 		}
 	}
 }
@@ -309,7 +340,7 @@ func (s *sbvh) spatialSplit(refs []bref, bb *binBox, margin float32, depth int, 
 			box := refBox(r)
 			slabParts(&s.tris[r.id], a, &pl, b0, b1, &box, &boxes)
 		}
-		if bin, cost, _, _, ok := sweepBins(&boxes, enter[:nb], exit[:nb]); ok && cost*float32(stride)*(1+margin) < c.cost {
+		if bin, cost, ok := sweepBins(&boxes, enter[:nb], exit[:nb]); ok && cost*float32(stride)*(1+margin) < c.cost {
 			c.axis, c.cost, c.spatial, c.at = a, cost*float32(stride)*(1+margin), true, pl[bin]
 		}
 	}
@@ -506,11 +537,6 @@ func boxRef(b *[2][3]float32, id uint32) bref {
 	return bref{b[0][0], b[0][1], b[0][2], -b[1][0], -b[1][1], -b[1][2], id}
 }
 
-// centroid2 is twice a ref's centroid, as the builder bins it.
-func centroid2(r *bref) [3]float32 {
-	return [3]float32{r.minX - r.nmaxX, r.minY - r.nmaxY, r.minZ - r.nmaxZ}
-}
-
 // overlapArea is the half area of the intersection of a and b.
 func overlapArea(a, b *binBox) float32 {
 	x := min(-a.nmaxX, -b.nmaxX) - max(a.minX, b.minX)
@@ -522,34 +548,34 @@ func overlapArea(a, b *binBox) float32 {
 	return x*y + y*z + z*x
 }
 
-// sweepBins returns the best split of the bins (the bins below bin and the
-// others) by SAH, counting lc refs into the left side and rc into the right
-// (the same counts for object splits; refs entering and leaving for
-// spatial ones), with the sides' bounds; ok is false when no split leaves
-// refs on both sides.
-func sweepBins(boxes *[maxBins]binBox, lc, rc []int) (bin int, cost float32, l, r binBox, ok bool) {
-	nb := len(lc)
+// sweepBins returns the best split of a spatial split's slabs (those
+// below bin and the others) by SAH, counting the refs entering a slab
+// (enter) into the left side and those leaving one (exit) into the right
+// side; ok is false when no split leaves refs on both sides. (Object
+// splits count each ref once: sweepAxis.)
+func sweepBins(boxes *[maxBins]binBox, enter, exit []int) (bin int, cost float32, ok bool) {
+	nb := len(enter)
 	var right [maxBins]binBox
 	var rn [maxBins]int
 	acc, cnt := emptyBinBox(), 0
 	for i := nb - 1; i > 0; i-- {
 		acc.union(&boxes[i])
-		cnt += rc[i]
+		cnt += exit[i]
 		right[i], rn[i] = acc, cnt
 	}
 	acc, cnt = emptyBinBox(), 0
 	cost = float32(math.Inf(1))
 	for i := 1; i < nb; i++ {
 		acc.union(&boxes[i-1])
-		cnt += lc[i-1]
+		cnt += enter[i-1]
 		if cnt == 0 || rn[i] == 0 {
 			continue
 		}
 		if c := acc.halfArea()*float32(cnt) + right[i].halfArea()*float32(rn[i]); c < cost {
-			bin, cost, l, r, ok = i, c, acc, right[i], true
+			bin, cost, ok = i, c, true
 		}
 	}
-	return bin, cost, l, r, ok
+	return bin, cost, ok
 }
 
 // splitTriangle returns the boxes of the parts of triangle t below and
