@@ -125,17 +125,24 @@ const minGrain = 1 << 10
 // buildBVHGrain is buildBVHRefs with nodes of grain refs or more handing
 // their left child to another goroutine (tests splice many small pieces).
 func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain, depth int) (nodes []node, order []uint32) {
+	return buildIn(refs, make([]bref, len(refs)), bb, cb, p, grain, depth, true)
+}
+
+// buildIn is buildBVHGrain with scratch (as long as refs) for the refs'
+// second buffer; trim copies the nodes to a slice without spare capacity
+// where they have some (for callers that keep them).
+func buildIn(refs, scratch []bref, bb binBox, cb centroids, p buildParams, grain, depth int, trim bool) (nodes []node, order []uint32) {
 	n := len(refs)
 	if n == 0 {
 		return []node{{bounds: emptyAABB()}}, nil
 	}
-	b := builder{p: p, bufs: [2][]bref{refs, make([]bref, n)}, order: make([]uint32, n), grain: grain}
+	b := builder{p: p, bufs: [2][]bref{refs, scratch[:n]}, order: make([]uint32, n), grain: grain}
 	b.procs = runtime.GOMAXPROCS(0)
 	root := &piece{nodes: make([]node, 1, nodesHint(n, p, grain))}
 	var wg sync.WaitGroup
 	b.build(root, 0, 0, n, depth, 0, bb, cb, lazyNone, new(binScratch), &wg)
 	wg.Wait()
-	return assemble(root, b.procs), b.order
+	return assemble(root, b.procs, trim), b.order
 }
 
 // nodesHint is the capacity of the root piece's nodes for a build of n
@@ -208,12 +215,13 @@ func (t *piece) cut(k int) uint32 {
 
 // assemble lays out the pieces under root in one array, in the order a
 // serial build gives (see piece), and copies them there on up to procs
-// goroutines.
-func assemble(root *piece, procs int) []node {
+// goroutines. A tree of one piece is returned as it is, unless trim asks
+// for a copy without the spare capacity it has.
+func assemble(root *piece, procs int, trim bool) []node {
 	var pieces []*piece
 	root.layout(0, 1, &pieces)
-	if len(pieces) == 1 && len(root.nodes) == cap(root.nodes) {
-		return root.nodes // laid out already, and no room to spare
+	if len(pieces) == 1 && (len(root.nodes) == cap(root.nodes) || !trim) {
+		return root.nodes // laid out already (and no room to spare)
 	}
 	out := make([]node, root.size)
 	if len(pieces) == 1 {

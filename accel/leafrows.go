@@ -19,7 +19,7 @@ func leafRows(nodes []node, tris []triVerts) []float32 {
 		return nil
 	}
 	rows := hugeSlice[float32](9*len(tris)+8, 9*len(tris)+8)
-	parallelChunks(splitWork(len(nodes)), func(_, lo, hi int) {
+	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := &nodes[i]
 			if !n.isLeaf() {
@@ -39,6 +39,12 @@ func leafRows(nodes []node, tris []triVerts) []float32 {
 	})
 	return rows
 }
+
+// leafRowsGrain is the number of binary nodes leafRows lays out per
+// chunk: a leaf writes 9 rows of up to 8 floats, so nodes are cheap to
+// skip and dear to lay out, and a tree of 100k triangles has only ~50k
+// nodes (with workGrain it would stay on one goroutine).
+const leafRowsGrain = 1 << 12
 
 // leafHits holds, per triangle of a leaf test, the values the float32 path
 // of intersect ends with.

@@ -157,7 +157,7 @@ func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVe
 	nodes := make([]node, 1, len(refs)/2)
 	order := make([]uint32, 0, len(refs))
 	root.emit(0, &nodes, &order)
-	return nodes, dedupeLeaves(nodes, order)
+	return nodes, order
 }
 
 // emit writes the part to (*nodes)[slot] and its descendants after, depth
@@ -213,22 +213,22 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	src := s.bufs[cur][refs.lo:refs.hi]
 	n := len(src)
 	if n < sbvhGrain || depth >= medianDepth {
-		return s.delegate(src, bb, cb, depth)
+		return s.delegate(cur, refs, bb, cb, depth)
 	}
 	c := s.choose(src, &bb, &cb, room.hi-room.lo > n, depth)
 	if !c.spatial {
-		return s.delegate(src, bb, cb, depth)
+		return s.delegate(cur, refs, bb, cb, depth)
 	}
-	nl, rlo, nr, ok := s.splitRefs(src, s.bufs[cur^1][room.lo:room.hi], c.axis, c.at)
+	sp, ok := s.splitRefs(src, s.bufs[cur^1][room.lo:room.hi], c.axis, c.at)
+	nl, rlo, nr := sp.nl, sp.rlo, sp.nr
 	if !ok || nl == 0 || nr == 0 {
-		return s.delegate(src, bb, cb, depth)
+		return s.delegate(cur, refs, bb, cb, depth)
 	}
 	free := room.hi - room.lo - nl - nr
 	mid := room.lo + nl + min(free*nl/(nl+nr), rlo-nl)
 	next := cur ^ 1
 	lrefs, rrefs := span{room.lo, room.lo + nl}, span{room.lo + rlo, room.lo + rlo + nr}
-	lb, lc := rangeBounds(s.bufs[next][lrefs.lo:lrefs.hi])
-	rb, rc := rangeBounds(s.bufs[next][rrefs.lo:rrefs.hi])
+	lb, lc, rb, rc := sp.lb, sp.lc, sp.rb, sp.rc
 	t := &sbvhPart{bounds: bb.aabb()}
 	if n >= sbvhParallel {
 		var wg sync.WaitGroup
@@ -246,11 +246,14 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	return t
 }
 
-// delegate builds refs with the object-split builder, as a subtree at
-// depth.
-func (s *sbvh) delegate(refs []bref, bb binBox, cb centroids, depth int) *sbvhPart {
-	nodes, order := buildSubtree(refs, bb, cb, s.p, depth)
-	return &sbvhPart{nodes: nodes, order: order}
+// delegate builds the refs at refs in bufs[cur] with the object-split
+// builder, as a subtree at depth, and merges the fragments of a triangle
+// that its leaves hold together (dedupeLeaves). The same range of the
+// other buffer, inside the node's room, is the builder's second buffer.
+func (s *sbvh) delegate(cur int, refs span, bb binBox, cb centroids, depth int) *sbvhPart {
+	src, scratch := s.bufs[cur][refs.lo:refs.hi], s.bufs[cur^1][refs.lo:refs.hi]
+	nodes, order := buildIn(src, scratch, bb, cb, s.p, grainFor(len(src), runtime.GOMAXPROCS(0)), depth, false)
+	return &sbvhPart{nodes: nodes, order: dedupeLeaves(nodes, order)}
 }
 
 // splitChoice is the best split found for a node: an object split (its
@@ -440,8 +443,9 @@ func crossing(p, q *[3]float32, a int, at float32) (lo, hi [3]float32) {
 // toward its back, as dst[rlo:rlo+nr]; a ref ending at the plane stays
 // whole on its side, a crossing one is cut in two. ok is false when dst
 // may be too small. Large nodes are split in chunks, in parallel, each
-// into its own ranges.
-func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (nl, rlo, nr int, ok bool) {
+// into its own ranges; each chunk also bounds what it wrote, while it is
+// in cache, so the sides' bounds cost no pass of their own.
+func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok bool) {
 	chunks := [][2]int{{0, len(refs)}}
 	if len(refs) >= sbvhParallel {
 		chunks = splitChunks(len(refs), runtime.GOMAXPROCS(0))
@@ -463,11 +467,12 @@ func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (nl, rlo, nr in
 		offs[c+1][1] += offs[c][1]
 	}
 	if offs[len(chunks)][0]+offs[len(chunks)][1] > len(dst) {
-		return 0, 0, 0, false
+		return sp, false
 	}
-	rlo = len(dst) - offs[len(chunks)][1]
-	l, r := dst[:rlo], dst[rlo:]
+	sp.rlo = len(dst) - offs[len(chunks)][1]
+	l, r := dst[:sp.rlo], dst[sp.rlo:]
 	ends := make([][2]int, len(chunks))
+	bounds := make([]sides, len(chunks))
 	parallelChunks(chunks, func(c, lo, hi int) {
 		kl, kr := offs[c][0], offs[c][1]
 		for i := lo; i < hi; i++ {
@@ -493,14 +498,31 @@ func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (nl, rlo, nr in
 			}
 		}
 		ends[c] = [2]int{kl, kr}
+		b := &bounds[c]
+		b.lb, b.lc = rangeBounds(l[offs[c][0]:kl])
+		b.rb, b.rc = rangeBounds(r[offs[c][1]:kr])
 	})
 	// Close the gaps, chunk by chunk.
-	nl, nr = ends[0][0], ends[0][1]
+	sp.nl, sp.nr = ends[0][0], ends[0][1]
+	sp.lb, sp.lc, sp.rb, sp.rc = bounds[0].lb, bounds[0].lc, bounds[0].rb, bounds[0].rc
 	for c := 1; c < len(chunks); c++ {
-		nl += copy(l[nl:], l[offs[c][0]:ends[c][0]])
-		nr += copy(r[nr:], r[offs[c][1]:ends[c][1]])
+		sp.nl += copy(l[sp.nl:], l[offs[c][0]:ends[c][0]])
+		sp.nr += copy(r[sp.nr:], r[offs[c][1]:ends[c][1]])
+		b := &bounds[c]
+		sp.lb.union(&b.lb)
+		sp.lc.union(&b.lc)
+		sp.rb.union(&b.rb)
+		sp.rc.union(&b.rc)
 	}
-	return nl, rlo, nr, true
+	return sp, true
+}
+
+// sides is what splitRefs wrote: nl refs at the front of dst and nr from
+// rlo, with their bounds and doubled centroids' bounds.
+type sides struct {
+	nl, rlo, nr int
+	lb, rb      binBox
+	lc, rc      centroids
 }
 
 // refExtent returns a ref's least and greatest coordinate on axis a.
