@@ -143,8 +143,8 @@ type sbvhPart struct {
 
 // sbvhBuild builds a tree over refs (bounds bb, doubled centroids' bounds
 // cb) like buildBVHRefs, with spatial splits in its top levels; tris holds
-// each ref id's triangle (splitTriangles). Leaves hold no primitive twice. The tree does
-// not depend on goroutine scheduling.
+// each ref id's triangle (splitTriangles). Leaves hold no primitive twice.
+// The tree does not depend on goroutine scheduling.
 func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVerts) ([]node, []uint32) {
 	s := &sbvh{p: p, tris: tris, rootArea: bb.halfArea()}
 	if !s.choose(refs, &bb, &cb, sbvhBudget*float64(len(refs)) >= 1, 0).spatial {
@@ -154,38 +154,72 @@ func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVe
 	s.bufs = [2][]bref{make([]bref, size), make([]bref, size)}
 	copy(s.bufs[0], refs)
 	root := s.build(0, span{0, len(refs)}, span{0, size}, bb, cb, 0)
-	nodes := make([]node, 1, len(refs)/2)
-	order := make([]uint32, 0, len(refs))
-	root.emit(0, &nodes, &order)
-	return nodes, order
+	return root.emit()
 }
 
-// emit writes the part to (*nodes)[slot] and its descendants after, depth
-// first with each inner node's children adjacent, as buildBVHRefs lays
-// trees out.
-func (t *sbvhPart) emit(slot int, nodes *[]node, order *[]uint32) {
+// layout places the part at nodes[slot] and its descendants after the
+// first *count nodes and *slots slots, depth first with each inner node's
+// children adjacent, as buildBVHRefs lays trees out: it writes the inner
+// nodes and lists the subtrees, with where their nodes and slots go, in
+// subs for copy.
+func (t *sbvhPart) layout(nodes []node, slot int, count, slots *int, subs *[]placedPart) {
 	if t.nodes == nil {
-		c := len(*nodes)
-		*nodes = append(*nodes, node{}, node{})
-		(*nodes)[slot] = node{bounds: t.bounds, first: uint32(c)}
-		t.kids[0].emit(c, nodes, order)
-		t.kids[1].emit(c+1, nodes, order)
+		c := *count
+		*count += 2
+		if nodes != nil {
+			nodes[slot] = node{bounds: t.bounds, first: uint32(c)}
+		}
+		t.kids[0].layout(nodes, c, count, slots, subs)
+		t.kids[1].layout(nodes, c+1, count, slots, subs)
 		return
 	}
-	base, slots := len(*nodes)-1, uint32(len(*order))
+	if subs != nil {
+		*subs = append(*subs, placedPart{t, slot, *count - 1, *slots})
+	}
+	*count += len(t.nodes) - 1
+	*slots += len(t.order)
+}
+
+// placedPart is a subtree of the top levels and where layout put it: its
+// root at slot, its other nodes i at base+i, its slots from slots.
+type placedPart struct {
+	part              *sbvhPart
+	slot, base, slots int
+}
+
+// copy writes the subtree to its place in nodes and order.
+func (p *placedPart) copy(nodes []node, order []uint32) {
 	fix := func(n node) node {
 		if n.isLeaf() {
-			n.first += slots
+			n.first += uint32(p.slots)
 		} else {
-			n.first = uint32(int(n.first) + base)
+			n.first = uint32(int(n.first) + p.base)
 		}
 		return n
 	}
-	(*nodes)[slot] = fix(t.nodes[0])
-	for _, n := range t.nodes[1:] {
-		*nodes = append(*nodes, fix(n))
+	sub := p.part.nodes
+	nodes[p.slot] = fix(sub[0])
+	for i := 1; i < len(sub); i++ {
+		nodes[p.base+i] = fix(sub[i])
 	}
-	*order = append(*order, t.order...)
+	copy(order[p.slots:], p.part.order)
+}
+
+// emit lays the top levels out (layout) in one array of nodes and one of
+// slots, copying the subtrees in parallel.
+func (t *sbvhPart) emit() ([]node, []uint32) {
+	count, slots := 1, 0
+	t.layout(nil, 0, &count, &slots, nil)
+	nodes, order := make([]node, count), make([]uint32, slots)
+	var subs []placedPart
+	count, slots = 1, 0
+	t.layout(nodes, 0, &count, &slots, &subs)
+	parallelChunks(splitWorkBy(len(subs), 1), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			subs[i].copy(nodes, order)
+		}
+	})
+	return nodes, order
 }
 
 // choose returns the best split of a node's refs (bounds bb, doubled
