@@ -43,3 +43,9 @@ var (
 func triRefsSSE(tris *triVerts, n int, firstID uint32, refs *bref) (inactive int)
 
 var _ = [1]struct{}{}[unsafe.Sizeof(triVerts{})-36]
+
+// sweepSSE is sweepAxisGo in SSE: the same split and cost, bit for bit
+// (TestSweepMatchesGo).
+//
+//go:noescape
+func sweepSSE(boxes *[maxBins]binBox, counts *[maxBins]int32, idx *[maxBins]uint8, k int) (split int, cost float32)

@@ -16,3 +16,7 @@ func binRefsSSE(refs *bref, n, stride int, bn *binning, boxes *[3][maxBins]binBo
 func triRefsSSE(tris *triVerts, n int, firstID uint32, refs *bref) (inactive int) {
 	panic("accel: no assembly bounds on this architecture")
 }
+
+func sweepSSE(boxes *[maxBins]binBox, counts *[maxBins]int32, idx *[maxBins]uint8, k int) (split int, cost float32) {
+	panic("accel: no assembly sweep on this architecture")
+}

@@ -3,7 +3,9 @@ package accel
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -241,5 +243,54 @@ func TestTransformIsTheCornersBox(t *testing.T) {
 	}
 	if overflow == 0 {
 		t.Errorf("no case overflowed: the fallback went untested")
+	}
+}
+
+// The assembly sweep (sweepSSE) must give sweepAxisGo's split and cost,
+// bit for bit, on 2 to 32 non-empty bins of boxes with exact ties, flat
+// and coinciding boxes, zeros of both signs and junk in the pads (which
+// binRefsSSE leaves), counts from 1 to large.
+func TestSweepMatchesGo(t *testing.T) {
+	if !boundsAsm {
+		t.Skip("no assembly sweep on this architecture")
+	}
+	rng := rand.New(rand.NewPCG(67, 68))
+	coord := func() float32 {
+		switch rng.IntN(8) {
+		case 0:
+			return float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+		case 1, 2:
+			return float32(rng.IntN(5) - 2)
+		}
+		return rng.Float32()*200 - 100
+	}
+	for it := 0; it < 50000; it++ {
+		var boxes [maxBins]binBox
+		var counts [maxBins]int32
+		var idx [maxBins]uint8
+		k := 2 + rng.IntN(maxBins-1)
+		for j, i := range rng.Perm(maxBins)[:k] {
+			idx[j] = uint8(i)
+		}
+		slices.Sort(idx[:k])
+		for _, i := range idx[:k] {
+			lo := [3]float32{coord(), coord(), coord()}
+			hi := lo
+			for a := range hi {
+				if rng.IntN(4) != 0 {
+					hi[a] += float32(rng.IntN(3)) * rng.Float32() * 50
+				}
+			}
+			boxes[i] = binBox{minX: lo[0], minY: lo[1], minZ: lo[2], nmaxX: -hi[0], nmaxY: -hi[1], nmaxZ: -hi[2]}
+			// Junk pads, as binRefsSSE leaves them.
+			*(*uint32)(unsafe.Add(unsafe.Pointer(&boxes[i]), 12)) = rng.Uint32()
+			*(*uint32)(unsafe.Add(unsafe.Pointer(&boxes[i]), 28)) = rng.Uint32()
+			counts[i] = int32(1 + rng.IntN(1+rng.IntN(1<<20)))
+		}
+		gs, gc := sweepSSE(&boxes, &counts, &idx, k)
+		ws, wc := sweepAxisGo(&boxes, &counts, &idx, k)
+		if gs != ws || math.Float32bits(gc) != math.Float32bits(wc) {
+			t.Fatalf("iteration %d (%d bins): split %d cost %v, want %d %v", it, k, gs, gc, ws, wc)
+		}
 	}
 }

@@ -373,10 +373,13 @@ func (b *binBox) halfArea() float32 {
 	return dx*dy + dy*dz + dz*dx
 }
 
-// area is halfArea for a box known not to be empty.
+// area is halfArea for a box known not to be empty. Each product is
+// rounded on its own (explicit conversions: no fused multiply-add, which
+// GOAMD64=v3 and arm64 would otherwise use), as sweepSSE rounds it, so
+// that builds choose the same splits on every architecture.
 func (b *binBox) area() float32 {
 	dx, dy, dz := -(b.nmaxX + b.minX), -(b.nmaxY + b.minY), -(b.nmaxZ + b.minZ)
-	return dx*dy + dy*dz + dz*dx
+	return float32(dx*dy) + float32(dy*dz) + float32(dz*dx)
 }
 
 func (b *binBox) aabb() AABB {
@@ -738,6 +741,21 @@ func sweepAxis(boxes *[maxBins]binBox, counts *[maxBins]int32, nb int) (split in
 	if k < 2 {
 		return 0, 0, false
 	}
+	if boundsAsm {
+		split, cost = sweepSSE(boxes, counts, &idx, k)
+		return split, cost, true
+	}
+	split, cost = sweepAxisGo(boxes, counts, &idx, k)
+	return split, cost, true
+}
+
+// sweepAxisGo is sweepAxis' sweeps over the k >= 2 non-empty bins
+// idx[:k] in Go: the right sides' areas and counts from the last bin
+// down, then the left sides' from the first bin up, each split's cost
+// the sum of its sides' areas times counts. Each product is rounded on
+// its own (explicit conversions: no fused multiply-add), as sweepSSE
+// rounds it.
+func sweepAxisGo(boxes *[maxBins]binBox, counts *[maxBins]int32, idx *[maxBins]uint8, k int) (split int, cost float32) {
 	var rightArea [maxBins]float32
 	var rightCount [maxBins]int32
 	last := idx[(k-1)&(maxBins-1)]
@@ -751,17 +769,17 @@ func sweepAxis(boxes *[maxBins]binBox, counts *[maxBins]int32, nb int) (split in
 		rightArea[j&(maxBins-1)], rightCount[j&(maxBins-1)] = acc.area(), cnt
 	}
 	acc, cnt = boxes[idx[0]], counts[idx[0]]
-	split, cost = int(idx[0])+1, acc.area()*float32(cnt)+rightArea[1]*float32(rightCount[1])
+	split, cost = int(idx[0])+1, float32(acc.area()*float32(cnt))+float32(rightArea[1]*float32(rightCount[1]))
 	for j := 2; j < k; j++ {
 		i := idx[(j-1)&(maxBins-1)]
 		acc.union(&boxes[i])
 		cnt += counts[i]
-		c := acc.area()*float32(cnt) + rightArea[j&(maxBins-1)]*float32(rightCount[j&(maxBins-1)])
+		c := float32(acc.area()*float32(cnt)) + float32(rightArea[j&(maxBins-1)]*float32(rightCount[j&(maxBins-1)]))
 		if c < cost {
 			split, cost = int(i)+1, c
 		}
 	}
-	return split, cost, true
+	return split, cost
 }
 
 // nonzero returns 1 if c != 0, else 0, without a branch.
