@@ -86,26 +86,16 @@ func widen(nodes []node) []wideNode {
 		return out
 	}
 	plan := planWide(nodes)
-	// Number the wide nodes depth-first and list their children (a short
-	// serial pass over the plan's cuts), then fill them in parallel:
-	// filling writes 256 bytes a node, and its page faults, into memory
-	// advised for huge pages. index[n] is the wide node of binary node n
-	// (where n roots one).
+	// Number the wide nodes depth-first and list their children, then
+	// fill them in parallel: filling writes 256 bytes a node, and its page
+	// faults, into memory advised for huge pages. index[n] is the wide
+	// node of binary node n (where n roots one).
 	index := make([]uint32, len(nodes))
-	var kids []wideKids
-	var number func(n uint32)
-	number = func(n uint32) {
-		var k wideKids
-		k.n = uint8(len(plan.kids(nodes, n, k.kids[:0])))
-		index[n] = uint32(len(kids))
-		kids = append(kids, k)
-		for _, c := range k.kids[:k.n] {
-			if !nodes[c].isLeaf() {
-				number(c)
-			}
-		}
+	spawn := 0
+	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(nodes) > planGrain {
+		spawn = 1 + b2i(procs > wideWidth)
 	}
-	number(0)
+	kids := plan.number(nodes, 0, index, spawn)
 	out := hugeSlice[wideNode](len(kids), len(kids))
 	parallelChunks(splitWorkBy(len(kids), wideGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -115,10 +105,63 @@ func widen(nodes []node) []wideNode {
 	return out
 }
 
-// wideKids are the binary nodes that become a wide node's children.
+// wideKids are the binary nodes that become a wide node's children, and
+// the binary node that roots it.
 type wideKids struct {
 	kids [wideWidth]uint32
+	root uint32
 	n    uint8
+}
+
+// number lists the wide node rooted at binary node n and those below it,
+// depth first, setting index[m] to the place in the list of the wide node
+// each binary node m roots. The subtrees of n's wide node's children are
+// numbered on goroutines of their own for spawn more levels, each from 0,
+// and spliced in after it in order, their places shifted (the serial walk
+// over a 100k-triangle tree took a millisecond on one core).
+func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []wideKids {
+	if spawn == 0 {
+		var list []wideKids
+		p.numberInto(nodes, n, index, &list)
+		return list
+	}
+	k := wideKids{root: n}
+	k.n = uint8(len(p.kids(nodes, n, k.kids[:0])))
+	var subs [wideWidth][]wideKids
+	var wg sync.WaitGroup
+	for i, c := range k.kids[:k.n] {
+		if !nodes[c].isLeaf() {
+			wg.Go(func() { subs[i] = p.number(nodes, c, index, spawn-1) })
+		}
+	}
+	wg.Wait()
+	size := 1
+	for _, sub := range subs {
+		size += len(sub)
+	}
+	list := make([]wideKids, 1, size)
+	list[0], index[n] = k, 0
+	for _, sub := range subs {
+		off := uint32(len(list))
+		for j := range sub {
+			index[sub[j].root] += off
+		}
+		list = append(list, sub...)
+	}
+	return list
+}
+
+// numberInto is number on one goroutine, appending to list.
+func (p *widePlan) numberInto(nodes []node, n uint32, index []uint32, list *[]wideKids) {
+	k := wideKids{root: n}
+	k.n = uint8(len(p.kids(nodes, n, k.kids[:0])))
+	index[n] = uint32(len(*list))
+	*list = append(*list, k)
+	for _, c := range k.kids[:k.n] {
+		if !nodes[c].isLeaf() {
+			p.numberInto(nodes, c, index, list)
+		}
+	}
 }
 
 // wideGrain is the number of wide nodes widen fills per chunk.
