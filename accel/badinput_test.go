@@ -3,6 +3,7 @@ package accel
 import (
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/raypipe/raypipe/vec"
@@ -108,5 +109,42 @@ func TestBuildRejectsBadInput(t *testing.T) {
 	for _, f := range []BuildFlags{BuildPerformUpdate, 0x4000, BuildPreferFastTrace | BuildPreferFastBuild} {
 		_, err := BuildBLAS([]Geometry{ok()}, f)
 		wantInputError(t, err, "build flags", "", "")
+	}
+}
+
+// A large index buffer is checked in parallel chunks; the error must
+// still name the first index out of range, whichever chunk holds it and
+// whatever the later ones hold, for 32-bit indices (the common fetch) and
+// 16-bit ones (the general one), on one goroutine and several.
+func TestBuildNamesFirstIndexOutOfRange(t *testing.T) {
+	const tris = 200_000 // several chunks of workGrain
+	pos := make([]vec.Vec3, 9)
+	for i := range pos {
+		pos[i] = vec.V3(float32(i), float32(i*i%7), 1)
+	}
+	idx := make([]uint32, 3*tris)
+	for i := range idx {
+		idx[i] = uint32(i % 9)
+	}
+	idx[3*tris-1] = 1000 // in the last chunk
+	idx[310_001] = 77    // the first, in a middle chunk
+	idx[450_000] = 9     // between them
+	wide := TriangleGeometry(pos, idx)
+	narrow := wide
+	ib := make([]byte, 2*len(idx))
+	for i, x := range idx {
+		ib[2*i], ib[2*i+1] = byte(x), byte(x>>8)
+	}
+	narrow.Triangles.IndexBuffer, narrow.Triangles.IndexFormat = ib, IndexUint16
+	const want = "index 77 (position 310001) out of range (vertex count 9)"
+	for _, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		for name, g := range map[string]Geometry{"uint32": wide, "uint16": narrow} {
+			_, err := BuildBLAS([]Geometry{g}, BuildPreferFastTrace)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("GOMAXPROCS %d, %s indices: error %v, want one containing %q", procs, name, err, want)
+			}
+		}
+		runtime.GOMAXPROCS(old)
 	}
 }
