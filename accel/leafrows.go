@@ -28,12 +28,16 @@ func leafRows(nodes []node, tris []triVerts) []float32 {
 			first, cnt := int(n.first), int(n.count)
 			block := rows[9*first : 9*(first+cnt)]
 			for k, t := range tris[first : first+cnt] {
-				for v := range 3 {
-					c := comps(&t[v])
-					for a := range 3 {
-						block[(3*v+a)*cnt+k] = c[a]
-					}
-				}
+				// Row by row, last first: one bounds check covers the rest.
+				block[8*cnt+k] = t[2].Z
+				block[7*cnt+k] = t[2].Y
+				block[6*cnt+k] = t[2].X
+				block[5*cnt+k] = t[1].Z
+				block[4*cnt+k] = t[1].Y
+				block[3*cnt+k] = t[1].X
+				block[2*cnt+k] = t[0].Z
+				block[cnt+k] = t[0].Y
+				block[k] = t[0].X
 			}
 		}
 	})
