@@ -370,13 +370,14 @@ func (b *binBox) halfArea() float32 {
 		return 0
 	}
 	dx, dy, dz := -(b.nmaxX + b.minX), -(b.nmaxY + b.minY), -(b.nmaxZ + b.minZ)
-	return dx*dy + dy*dz + dz*dx
+	return float32(dx*dy) + float32(dy*dz) + float32(dz*dx)
 }
 
-// area is halfArea for a box known not to be empty. Each product is
-// rounded on its own (explicit conversions: no fused multiply-add, which
-// GOAMD64=v3 and arm64 would otherwise use), as sweepSSE rounds it, so
-// that builds choose the same splits on every architecture.
+// area is halfArea for a box known not to be empty. Here and in the other
+// costs that choose splits, each product is rounded on its own (explicit
+// conversions: no fused multiply-add, which GOAMD64=v3 and arm64 would
+// otherwise make), as sweepSSE rounds it, so that those builds choose the
+// splits a GOAMD64=v1 build does.
 func (b *binBox) area() float32 {
 	dx, dy, dz := -(b.nmaxX + b.minX), -(b.nmaxY + b.minY), -(b.nmaxZ + b.minZ)
 	return float32(dx*dy) + float32(dy*dz) + float32(dz*dx)

@@ -601,7 +601,7 @@ func overlapArea(a, b *binBox) float32 {
 	if !(x >= 0 && y >= 0 && z >= 0) {
 		return 0
 	}
-	return x*y + y*z + z*x
+	return float32(x*y) + float32(y*z) + float32(z*x) // see binBox.area
 }
 
 // sweepBins returns the best split of a spatial split's slabs (those
@@ -627,7 +627,7 @@ func sweepBins(boxes *[maxBins]binBox, enter, exit []int) (bin int, cost float32
 		if cnt == 0 || rn[i] == 0 {
 			continue
 		}
-		if c := acc.halfArea()*float32(cnt) + right[i].halfArea()*float32(rn[i]); c < cost {
+		if c := float32(acc.halfArea()*float32(cnt)) + float32(right[i].halfArea()*float32(rn[i])); c < cost {
 			bin, cost, ok = i, c, true
 		}
 	}
