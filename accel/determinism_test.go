@@ -38,21 +38,28 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		}
 		return r
 	}
-	one, two := run(1), run(2)
-	if !slices.Equal(one.b.nodes, two.b.nodes) || !slices.Equal(one.b.primIndex, two.b.primIndex) || !slices.Equal(one.b.wide, two.b.wide) {
-		t.Fatal("BLAS node arrays differ between GOMAXPROCS 1 and 2")
-	}
-	if !slices.Equal(one.tl.nodes, two.tl.nodes) || !slices.Equal(one.tl.order, two.tl.order) || !slices.Equal(one.tl.wide, two.tl.wide) {
-		t.Fatal("TLAS node arrays differ between GOMAXPROCS 1 and 2")
+	// 12 goroutines: past wideWidth, widen numbers two levels of
+	// subtrees on goroutines of their own.
+	one := run(1)
+	for _, procs := range []int{2, 12} {
+		two := run(procs)
+		if !slices.Equal(one.b.nodes, two.b.nodes) || !slices.Equal(one.b.primIndex, two.b.primIndex) || !slices.Equal(one.b.wide, two.b.wide) || !slices.Equal(one.b.rows, two.b.rows) {
+			t.Fatalf("BLAS node arrays differ between GOMAXPROCS 1 and %d", procs)
+		}
+		if !slices.Equal(one.tl.nodes, two.tl.nodes) || !slices.Equal(one.tl.order, two.tl.order) || !slices.Equal(one.tl.wide, two.tl.wide) {
+			t.Fatalf("TLAS node arrays differ between GOMAXPROCS 1 and %d", procs)
+		}
+		for i := range one.hits {
+			if !equalKeys(one.hits[i], two.hits[i]) {
+				t.Fatalf("GOMAXPROCS %d, ray %d: hit sequences differ", procs, i/2)
+			}
+		}
 	}
 	if len(one.b.nodes) <= planGrain || len(one.tl.nodes) <= planGrain {
 		t.Fatal("trees too small for widen's parallel plan: weak test")
 	}
 	n := 0
 	for i := range one.hits {
-		if !equalKeys(one.hits[i], two.hits[i]) {
-			t.Fatalf("ray %d: hit sequences differ", i/2)
-		}
 		for _, k := range one.hits[i] {
 			if k.Kind != KindNone {
 				n++

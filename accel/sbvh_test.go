@@ -318,7 +318,7 @@ func TestSpatialSplitBuildIsDeterministic(t *testing.T) {
 			first = b
 			continue
 		}
-		if !slices.Equal(b.nodes, first.nodes) || !slices.Equal(b.primIndex, first.primIndex) {
+		if !slices.Equal(b.nodes, first.nodes) || !slices.Equal(b.primIndex, first.primIndex) || !slices.Equal(b.wide, first.wide) || !slices.Equal(b.rows, first.rows) {
 			t.Fatalf("GOMAXPROCS %d: a different tree (%d nodes, %d slots; %d, %d on one)", procs, len(b.nodes), len(b.primIndex), len(first.nodes), len(first.primIndex))
 		}
 	}
