@@ -36,11 +36,13 @@
 // func sweepSSE(boxes *[maxBins]binBox, counts *[maxBins]int32, idx *[maxBins]uint8, k int) (split int, cost float32)
 //
 // sweepAxis' two sweeps over the k >= 2 non-empty bins idx[:k], with SSE:
-// a box union is two exact MINs (MINEXACT), an area four vector and two
-// scalar operations (AREA), the costs the same float32 operations in the
-// same order as sweepAxisGo's, so the split and cost are its own
-// (TestSweepMatchesGo). The right sweep keeps each right side's cost
-// (area times count) in the frame, indexed as idx.
+// a box union is two exact MINs (MINEXACT), an area a few vector
+// operations and two scalar adds (AREA), the costs the same float32
+// operations in the same order as sweepAxisGo's, so the split and cost
+// are its own (TestSweepMatchesGo). The right sweep keeps each right
+// side's cost (area times count) in the frame at its place in idx; the
+// left sweep keeps the first least cost with CMOV and MINSS, without a
+// branch on the comparison (it mispredicted about every other bin).
 TEXT ·sweepSSE(SB), NOSPLIT, $128-44
 	MOVQ    boxes+0(FP), SI
 	MOVQ    counts+8(FP), DI
