@@ -76,18 +76,8 @@ func (a AABB) Transform(m vec.Mat3x4) AABB {
 // transformCorners is Transform mapping the eight corners one by one.
 func (a AABB) transformCorners(m vec.Mat3x4) AABB {
 	r := emptyAABB()
-	for i := 0; i < 8; i++ {
-		c := a.Min
-		if i&1 != 0 {
-			c.X = a.Max.X
-		}
-		if i&2 != 0 {
-			c.Y = a.Max.Y
-		}
-		if i&4 != 0 {
-			c.Z = a.Max.Z
-		}
-		r = r.Extend(m.TransformPoint(c))
+	for i := range 8 {
+		r = r.Extend(m.TransformPoint(vec.BoxCorner(a.Min, a.Max, i)))
 	}
 	return r.pad()
 }

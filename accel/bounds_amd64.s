@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "minexact_amd64.h"
 
 // func refBounds(refs *bref, n int, box *binBox, cent *centroids)
 //
@@ -157,14 +158,6 @@ loop:
 
 done:
 	RET
-
-// MINEXACT sets a to Go's min(a, b) lane by lane for operands that are
-// not NaN: MINPS both ways, ORed (see refBounds). It clobbers t.
-#define MINEXACT(b, a, t) \
-	MOVAPS b, t \
-	MINPS  a, t \
-	MINPS  b, a \
-	ORPS   t, a
 
 // func triRefsSSE(tris *triVerts, n int, firstID uint32, refs *bref) (inactive int)
 //

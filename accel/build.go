@@ -94,14 +94,7 @@ func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 // buildBVHRefs is buildBVH over refs already in the builder's layout,
 // whose bounds and doubled-centroid bounds are given. It takes refs over.
 func buildBVHRefs(refs []bref, bb binBox, cb centroids, p buildParams) (nodes []node, order []uint32) {
-	return buildSubtree(refs, bb, cb, p, 0)
-}
-
-// buildSubtree is buildBVHRefs for a subtree whose root lies at depth in
-// the whole tree (sbvhBuild's): its SAH gives way to halving at the same
-// depth of the whole tree, which so stays within maxTreeDepth.
-func buildSubtree(refs []bref, bb binBox, cb centroids, p buildParams, depth int) (nodes []node, order []uint32) {
-	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0)), depth)
+	return buildBVHGrain(refs, bb, cb, p, grainFor(len(refs), runtime.GOMAXPROCS(0)), 0)
 }
 
 // grainFor returns the size from which the subtrees of a build of n refs
@@ -129,8 +122,11 @@ func buildBVHGrain(refs []bref, bb binBox, cb centroids, p buildParams, grain, d
 }
 
 // buildIn is buildBVHGrain with scratch (as long as refs) for the refs'
-// second buffer; trim copies the nodes to a slice without spare capacity
-// where they have some (for callers that keep them).
+// second buffer, for a subtree whose root lies at depth in the whole tree
+// (sbvhBuild's delegated ones: their SAH gives way to halving at the same
+// depth of the whole tree, which so stays within maxTreeDepth); trim
+// copies the nodes to a slice without spare capacity where they have
+// some (for callers that keep them).
 func buildIn(refs, scratch []bref, bb binBox, cb centroids, p buildParams, grain, depth int, trim bool) (nodes []node, order []uint32) {
 	n := len(refs)
 	if n == 0 {

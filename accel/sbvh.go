@@ -157,27 +157,29 @@ func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVe
 	return root.emit()
 }
 
-// layout places the part at nodes[slot] and its descendants after the
-// first *count nodes and *slots slots, depth first with each inner node's
-// children adjacent, as buildBVHRefs lays trees out: it writes the inner
-// nodes and lists the subtrees, with where their nodes and slots go, in
-// subs for copy.
-func (t *sbvhPart) layout(nodes []node, slot int, count, slots *int, subs *[]placedPart) {
+// layout places the part at slot and its descendants after the first
+// *count nodes and *slots slots, depth first with each inner node's
+// children adjacent, as buildBVHRefs lays trees out, listing the inner
+// nodes with their slots in inner and the subtrees, with where their
+// nodes and slots go, in subs.
+func (t *sbvhPart) layout(slot int, count, slots *int, inner *[]placedNode, subs *[]placedPart) {
 	if t.nodes == nil {
 		c := *count
 		*count += 2
-		if nodes != nil {
-			nodes[slot] = node{bounds: t.bounds, first: uint32(c)}
-		}
-		t.kids[0].layout(nodes, c, count, slots, subs)
-		t.kids[1].layout(nodes, c+1, count, slots, subs)
+		*inner = append(*inner, placedNode{slot, node{bounds: t.bounds, first: uint32(c)}})
+		t.kids[0].layout(c, count, slots, inner, subs)
+		t.kids[1].layout(c+1, count, slots, inner, subs)
 		return
 	}
-	if subs != nil {
-		*subs = append(*subs, placedPart{t, slot, *count - 1, *slots})
-	}
+	*subs = append(*subs, placedPart{t, slot, *count - 1, *slots})
 	*count += len(t.nodes) - 1
 	*slots += len(t.order)
+}
+
+// placedNode is an inner node of the top levels and its slot.
+type placedNode struct {
+	slot int
+	n    node
 }
 
 // placedPart is a subtree of the top levels and where layout put it: its
@@ -209,11 +211,13 @@ func (p *placedPart) copy(nodes []node, order []uint32) {
 // slots, copying the subtrees in parallel.
 func (t *sbvhPart) emit() ([]node, []uint32) {
 	count, slots := 1, 0
-	t.layout(nil, 0, &count, &slots, nil)
-	nodes, order := make([]node, count), make([]uint32, slots)
+	var inner []placedNode
 	var subs []placedPart
-	count, slots = 1, 0
-	t.layout(nodes, 0, &count, &slots, &subs)
+	t.layout(0, &count, &slots, &inner, &subs)
+	nodes, order := make([]node, count), make([]uint32, slots)
+	for _, in := range inner {
+		nodes[in.slot] = in.n
+	}
 	parallelChunks(splitWorkBy(len(subs), 1), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			subs[i].copy(nodes, order)
@@ -254,28 +258,23 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 		return s.delegate(cur, refs, bb, cb, depth)
 	}
 	sp, ok := s.splitRefs(src, s.bufs[cur^1][room.lo:room.hi], c.axis, c.at)
-	nl, rlo, nr := sp.nl, sp.rlo, sp.nr
-	if !ok || nl == 0 || nr == 0 {
+	if !ok || sp.nl == 0 || sp.nr == 0 {
 		return s.delegate(cur, refs, bb, cb, depth)
 	}
-	free := room.hi - room.lo - nl - nr
-	mid := room.lo + nl + min(free*nl/(nl+nr), rlo-nl)
+	free := room.hi - room.lo - sp.nl - sp.nr
+	mid := room.lo + sp.nl + min(free*sp.nl/(sp.nl+sp.nr), sp.rlo-sp.nl)
 	next := cur ^ 1
-	lrefs, rrefs := span{room.lo, room.lo + nl}, span{room.lo + rlo, room.lo + rlo + nr}
-	lb, lc, rb, rc := sp.lb, sp.lc, sp.rb, sp.rc
+	lrefs, rrefs := span{room.lo, room.lo + sp.nl}, span{room.lo + sp.rlo, room.lo + sp.rlo + sp.nr}
 	t := &sbvhPart{bounds: bb.aabb()}
+	left := func() { t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1) }
 	if n >= sbvhParallel {
 		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, lb, lc, depth+1)
-		}()
-		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, rb, rc, depth+1)
+		wg.Go(left)
+		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
 		wg.Wait()
 	} else {
-		t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, lb, lc, depth+1)
-		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, rb, rc, depth+1)
+		left()
+		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
 	}
 	return t
 }
@@ -636,9 +635,10 @@ func sweepBins(boxes *[maxBins]binBox, enter, exit []int) (bin int, cost float32
 
 // splitTriangle returns the boxes of the parts of triangle t below and
 // above the plane x[axis] = at, each intersected with box, and whether
-// each is non-empty. Points where edges cross the plane are found in
-// float64 and rounded outwards to float32, so each box holds its part
-// exactly: every point of the triangle inside box lies in one of them.
+// each is non-empty. Points where edges cross the plane are bounded as
+// crossing bounds them (float64, rounded outwards to float32), so each
+// box holds its part exactly: every point of the triangle inside box lies
+// in one of them.
 func splitTriangle(t *triVerts, axis int, at float32, box *[2][3]float32) (l, r [2][3]float32, lok, rok bool) {
 	inf := float32(math.Inf(1))
 	l = [2][3]float32{{inf, inf, inf}, {-inf, -inf, -inf}}
@@ -659,16 +659,10 @@ func splitTriangle(t *triVerts, axis int, at float32, box *[2][3]float32) (l, r 
 		if !(p[axis] < at && q[axis] > at || p[axis] > at && q[axis] < at) {
 			continue
 		}
-		s := (float64(at) - float64(p[axis])) / (float64(q[axis]) - float64(p[axis]))
+		lo, hi := crossing(p, q, axis, at)
 		for a := range 3 {
-			lo, hi := at, at
-			if a != axis {
-				x := float64(p[a]) + s*(float64(q[a])-float64(p[a]))
-				f := float32(x)
-				lo, hi = nextDown32(f), nextUp32(f)
-			}
-			l[0][a], l[1][a] = min(l[0][a], lo), max(l[1][a], hi)
-			r[0][a], r[1][a] = min(r[0][a], lo), max(r[1][a], hi)
+			l[0][a], l[1][a] = min(l[0][a], lo[a]), max(l[1][a], hi[a])
+			r[0][a], r[1][a] = min(r[0][a], lo[a]), max(r[1][a], hi[a])
 		}
 	}
 	lok, rok = true, true

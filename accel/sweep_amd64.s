@@ -1,12 +1,5 @@
 #include "textflag.h"
-
-// MINEXACT sets a to Go's min(a, b) lane by lane for operands that are
-// not NaN: MINPS both ways, ORed (see refBounds). It clobbers t.
-#define MINEXACT(b, a, t) \
-	MOVAPS b, t \
-	MINPS  a, t \
-	MINPS  b, a \
-	ORPS   t, a
+#include "minexact_amd64.h"
 
 // AREA sets lane 0 of out to binBox.area of the box whose minima are lo
 // and negated maxima hi: with s = lo + hi = -(extent), (sx*sy + sy*sz) +

@@ -125,8 +125,7 @@ func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []w
 		p.numberInto(nodes, n, index, &list)
 		return list
 	}
-	k := wideKids{root: n}
-	k.n = uint8(len(p.kids(nodes, n, k.kids[:0])))
+	k := p.wideKidsOf(nodes, n)
 	var subs [wideWidth][]wideKids
 	var wg sync.WaitGroup
 	for i, c := range k.kids[:k.n] {
@@ -151,10 +150,17 @@ func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []w
 	return list
 }
 
-// numberInto is number on one goroutine, appending to list.
-func (p *widePlan) numberInto(nodes []node, n uint32, index []uint32, list *[]wideKids) {
+// wideKidsOf returns the children of the wide node rooted at the inner
+// binary node n (kids).
+func (p *widePlan) wideKidsOf(nodes []node, n uint32) wideKids {
 	k := wideKids{root: n}
 	k.n = uint8(len(p.kids(nodes, n, k.kids[:0])))
+	return k
+}
+
+// numberInto is number on one goroutine, appending to list.
+func (p *widePlan) numberInto(nodes []node, n uint32, index []uint32, list *[]wideKids) {
+	k := p.wideKidsOf(nodes, n)
 	index[n] = uint32(len(*list))
 	*list = append(*list, k)
 	for _, c := range k.kids[:k.n] {

@@ -29,7 +29,7 @@ func Scale3x4(s Vec3) Mat3x4 {
 // product and a sum into one multiply-add (as it may where the target
 // has FMA, GOAMD64=v3 for one), so that the result is the same on every
 // target and the same as the assembly walks' placement of a ray in an
-// instance (accel's PLACEROW).
+// instance (accel's PLACEVEC).
 func (m Mat3x4) TransformPoint(p Vec3) Vec3 {
 	return Vec3{
 		float32(m[0][0]*p.X) + float32(m[0][1]*p.Y) + float32(m[0][2]*p.Z) + m[0][3],

@@ -72,3 +72,19 @@ func (a Vec3) IsFinite() bool {
 func (a Vec3) HasNaN() bool { return a.X != a.X || a.Y != a.Y || a.Z != a.Z }
 
 func isFinite(f float32) bool { return f-f == 0 }
+
+// BoxCorner returns corner i (0 to 7) of the box from lo to hi: bit 0 of
+// i takes hi.X, bit 1 hi.Y and bit 2 hi.Z, the others lo's.
+func BoxCorner(lo, hi Vec3, i int) Vec3 {
+	c := lo
+	if i&1 != 0 {
+		c.X = hi.X
+	}
+	if i&2 != 0 {
+		c.Y = hi.Y
+	}
+	if i&4 != 0 {
+		c.Z = hi.Z
+	}
+	return c
+}

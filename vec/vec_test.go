@@ -47,3 +47,15 @@ func abs(f float32) float32 {
 	}
 	return f
 }
+
+func TestBoxCornerBits(t *testing.T) {
+	lo, hi := V3(-1, -2, -3), V3(4, 5, 6)
+	for i, want := range []Vec3{
+		{-1, -2, -3}, {4, -2, -3}, {-1, 5, -3}, {4, 5, -3},
+		{-1, -2, 6}, {4, -2, 6}, {-1, 5, 6}, {4, 5, 6},
+	} {
+		if got := BoxCorner(lo, hi, i); got != want {
+			t.Errorf("corner %d: %v, want %v", i, got, want)
+		}
+	}
+}

@@ -38,19 +38,7 @@ func (b Bounds) Center() vec.Vec3 { return b.Min.Add(b.Max).Scale(0.5) }
 
 // Corner returns corner i (0 to 7) of b: bit 0 of i takes Max.X, bit 1
 // Max.Y and bit 2 Max.Z, else Min's.
-func (b Bounds) Corner(i int) vec.Vec3 {
-	c := b.Min
-	if i&1 != 0 {
-		c.X = b.Max.X
-	}
-	if i&2 != 0 {
-		c.Y = b.Max.Y
-	}
-	if i&4 != 0 {
-		c.Z = b.Max.Z
-	}
-	return c
-}
+func (b Bounds) Corner(i int) vec.Vec3 { return vec.BoxCorner(b.Min, b.Max, i) }
 
 // Diagonal returns the length of the diagonal of b.
 func (b Bounds) Diagonal() float32 { return b.Max.Sub(b.Min).Len() }
