@@ -214,8 +214,8 @@ func run() error {
 	if *flagEmbreeISA != "" {
 		isa = "up to " + *flagEmbreeISA
 	}
-	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, raypipe walks: %s, Embree kernels: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
-		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, accel.Walks(), isa, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
+	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, %s, raypipe walks: %s, Embree kernels: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
+		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, processor(), accel.Walks(), isa, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
 	for _, mk := range meshes {
 		m, err := mk()
 		if err != nil {
