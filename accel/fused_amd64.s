@@ -28,8 +28,10 @@
 // The frame of the steps (every routine that runs them starts its frame
 // so): the entry distances of a node's children, &stack[limit], the leaf
 // entry while a leaf is tested, 8-lane broadcasts of the triangle test's
-// constants, tMin and tMax, the leaf test's t, ev, ew and det,
-// (WALKSTEPS) the lanes a node test hit, and the exact path's
+// constants, tMin and tMax, 128 spare bytes (the leaf test's t, ev, ew
+// and det were stored there for COMMIT until it took them from their
+// registers; taking the bytes out would renumber every frame built on
+// this one), (WALKSTEPS) the lanes a node test hit, and the exact path's
 // (LEAFEDGECASE): each lane's t, u and v (times the sign of det) and the
 // sign of det, the lanes it decided and the lanes in use while it runs,
 // the lane it is on and that lane's vertices.
@@ -45,10 +47,7 @@
 #define SZ 224
 #define TMIN 256
 #define TMAX 288
-#define TB 320
-#define EVB 352
-#define EWB 384
-#define DETB 416
+#define SPARE 320 /* 128 bytes that no step uses (see below) */
 #define HITV 448
 #define EXT 480
 #define EXU 512
@@ -1344,25 +1343,26 @@ several: \
 	PREFETCH4(0(DI), 16(DI)) \
 	JMP      done
 
-// LEAFSAVE stores a leaf test's t, ev, ew and det (LEAFCANDS' Y7, Y10,
-// Y11 and Y6) in the frame, for COMMIT.
-#define LEAFSAVE \
-	VMOVUPS  Y7, TB(SP) \
-	VMOVUPS  Y10, EVB(SP) \
-	VMOVUPS  Y11, EWB(SP) \
-	VMOVUPS  Y6, DETB(SP)
-
 // COMMIT commits the hit of lane R8 (t in X1) of the leaf whose first
 // slot is in R13, as leafHits.hit gives it, into the fastHit at 72(DI):
 // found, tMax and the frame's TMAX follow it, and the primitive index it
-// will read is prefetched. It clobbers AX, DX, X2-X6 and Y0.
+// will read is prefetched. It takes the lane's det, ev and ew from
+// LEAFCANDS' vectors, still in Y6, Y10 and Y11 (a permute a lane), as
+// the candidate loop takes t from Y7: storing the four vectors to the
+// frame and reading a lane back, as both did before, put a 32-byte store
+// and a 4-byte load on the way to every commit (primary rays 1.03-1.05x
+// without them on an AMD Zen 3, BenchmarkTrace). It clobbers AX, DX,
+// X2-X6 and Y0.
 #define COMMIT \
-	VMOVSS     DETB(SP)(R8*4), X2 \
+	VMOVD      R8, X5 \
+	VPERMPS    Y6, Y5, Y2 /* det of lane R8 */ \
+	VPERMPS    Y10, Y5, Y4 /* ev */ \
+	VPERMPS    Y11, Y5, Y5 /* ew */ \
 	MOVL       $0x3f800000, DX \
 	VMOVD      DX, X3 \
 	VDIVSS     X2, X3, X3 /* 1 / det */ \
-	VMULSS     EVB(SP)(R8*4), X3, X4 \
-	VMULSS     EWB(SP)(R8*4), X3, X5 \
+	VMULSS     X4, X3, X4 \
+	VMULSS     X5, X3, X5 \
 	MOVQ       72(DI), DX \
 	VMOVSS     X1, 0(DX) \
 	VMOVSS     X4, 4(DX) \
@@ -1477,12 +1477,12 @@ leaf: \
 	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone, leafcands) \
 	/* Commit as the Go loop does: each candidate in slot order whose t */ \
 	/* is below the current tMax. */ \
-	LEAFSAVE \
 	VMOVSS   84(DI), X1 \
 	MOVQ     $-1, R8 \
 cand: \
 	BSFQ     AX, CX \
-	VMOVSS   TB(SP)(CX*4), X0 \
+	VMOVD    CX, X2 \
+	VPERMPS  Y7, Y2, Y0 /* t of lane CX, from LEAFCANDS' Y7 */ \
 	VUCOMISS X1, X0 /* t < tMax */ \
 	JCC      nextcand \
 	VMOVAPS  X0, X1 \
@@ -1600,9 +1600,9 @@ leaf: \
 	MOVB $1, 105(DI) /* a triangle hits */ \
 	CMPB 104(DI), $0 \
 	JEQ  finished \
-	LEAFSAVE \
 	BSFQ   AX, R8 \
-	VMOVSS TB(SP)(R8*4), X1 \
+	VMOVD  R8, X2 \
+	VPERMPS Y7, Y2, Y1 /* t of lane R8 */ \
 	COMMIT \
 	JMP  finished \
 leafdone: \
