@@ -47,7 +47,7 @@
 #define SZ 224
 #define TMIN 256
 #define TMAX 288
-#define SPARE 320 /* 128 bytes that no step uses (see below) */
+#define SPARE 320 /* 128 bytes that no step uses (see above) */
 #define HITV 448
 #define EXT 480
 #define EXU 512
