@@ -39,6 +39,12 @@ type Hit struct {
 	Kind CandidateKind
 	// T is the ray parameter of the hit. For a procedural candidate it is
 	// the entry distance into the AABB (clamped to TMin), a hint only.
+	// For a triangle it is the watertight test's scaled distance over its
+	// determinant (Woop, Benthin and Wald), whose float32 rounding a long
+	// thin triangle magnifies: on meshgen.Pipes' slivers it was off the
+	// exact plane distance by up to 4.2e-5 of the ray's scale (the hit
+	// itself is exact). Where distances must be closer, intersect the
+	// triangle's plane again from TrianglePositions.
 	T float32
 	// U and V are the barycentrics of vertices 1 and 2 in the original
 	// vertex order (BuiltInTriangleIntersectionAttributes.barycentrics).
