@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -42,11 +43,11 @@ func processorFrom(r io.Reader) string {
 			}
 		case "flags":
 			if isa == "" {
-				flags := " " + val + " "
+				flags := strings.Fields(val)
 				switch {
-				case strings.Contains(flags, " avx512f "):
+				case slices.Contains(flags, "avx512f"):
 					isa = "AVX-512"
-				case strings.Contains(flags, " avx2 "):
+				case slices.Contains(flags, "avx2"):
 					isa = "AVX2, no AVX-512"
 				default:
 					isa = "no AVX2"
