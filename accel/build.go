@@ -464,8 +464,8 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 		var chunks [][2]int // chunk ranges of a large node, binned and partitioned in parallel
 		stride := sampleStride(n)
 		if usable {
-			if b.procs > 1 && n >= parallelSplit {
-				chunks = splitChunks(n, b.procs)
+			chunks = b.chunksFor(n, depth)
+			if chunks != nil {
 				binChunks(refs, &bn, sc, chunks, stride)
 			} else {
 				binRefs(refs, &bn, sc, stride)
@@ -548,9 +548,38 @@ func sampleStride(n int) int {
 // the places a serial partition would put them.
 const parallelSplit = 1 << 17
 
-// splitChunks cuts [0, n) into k nearly equal ranges.
+// minChunk is the least chunk of a node's refs that chunksFor hands to a
+// goroutine of its own below parallelSplit.
+const minChunk = 1 << 12
+
+// chunksFor returns the chunks that a node of n refs at depth is binned
+// and partitioned in, or nil for one. Nodes of parallelSplit refs or more
+// take one chunk per GOMAXPROCS (of at least parallelSplit/4 refs). Below
+// that, a node is chunked only near the root of a build on four or more
+// processors: there the subtrees handed off so far (about 2^depth) leave
+// at least four processors a node idle, which on 16 processors held a
+// 100k-triangle build to a third of them, and the chunks (at least
+// minChunk refs) take procs>>depth of them. With fewer idle, chunking
+// would not pay: the chunks' pass counting the left refs and their
+// bounds pass after the partition cost about what the serial partition
+// saves.
+func (b *builder) chunksFor(n, depth int) [][2]int {
+	k := 1
+	switch {
+	case b.procs <= 1:
+	case n >= parallelSplit:
+		k = min(b.procs, n/(parallelSplit/4))
+	case b.procs>>depth >= 4:
+		k = min(b.procs>>depth, n/minChunk)
+	}
+	if k < 2 {
+		return nil
+	}
+	return splitChunks(n, k)
+}
+
+// splitChunks cuts [0, n) into k nearly equal ranges (at least one).
 func splitChunks(n, k int) [][2]int {
-	k = min(k, n/(parallelSplit/4))
 	k = max(k, 1)
 	ch := make([][2]int, k)
 	for i := range ch {
@@ -842,16 +871,31 @@ func partitionLarge(dst, src []bref, bn *binning, axis, split int, chunks [][2]i
 		parallelChunks(chunks, func(c, lo, hi int) { lefts[c] = countLeft(src[lo:hi], &bnc, axis, split) })
 	}
 	mid = partitionChunks(dst, src, bn, axis, split, chunks, lefts)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	if stride == 1 {
-		go func() { defer wg.Done(); lc = centroidBounds(dst[:mid]) }()
-		rc = centroidBounds(dst[mid:])
-	} else {
-		go func() { defer wg.Done(); lb, lc = rangeBounds(dst[:mid]) }()
-		rb, rc = rangeBounds(dst[mid:])
+	// Each side in as many chunks as the node (at least one).
+	k := len(chunks)
+	cl, cr := splitChunks(mid, min(k, mid/minChunk)), splitChunks(len(dst)-mid, min(k, (len(dst)-mid)/minChunk))
+	for i := range cr {
+		cr[i] = [2]int{cr[i][0] + mid, cr[i][1] + mid}
 	}
-	wg.Wait()
+	all := append(cl, cr...)
+	boxes, cents := make([]binBox, len(all)), make([]centroids, len(all))
+	parallelChunks(all, func(c, lo, hi int) {
+		if stride == 1 {
+			cents[c] = centroidBounds(dst[lo:hi])
+		} else {
+			boxes[c], cents[c] = rangeBounds(dst[lo:hi])
+		}
+	})
+	lb, lc, rb, rc = emptyBinBox(), emptyCentroids(), emptyBinBox(), emptyCentroids()
+	for c := range all {
+		if c < len(cl) {
+			lb.union(&boxes[c])
+			lc.union(&cents[c])
+		} else {
+			rb.union(&boxes[c])
+			rc.union(&cents[c])
+		}
+	}
 	return mid, lb, lc, rb, rc
 }
 
@@ -992,12 +1036,15 @@ func refit(nodes []node, leafBox func(slot uint32) AABB) {
 const workGrain = 1 << 15
 
 // splitWork cuts [0, n) into chunks of about workGrain, at most a few per
-// GOMAXPROCS.
+// GOMAXPROCS, and at least one per GOMAXPROCS where that leaves each
+// minChunk or more (a 100k-triangle build's stages took 3 of 16
+// processors).
 func splitWork(n int) [][2]int { return splitWorkBy(n, workGrain) }
 
 // splitWorkBy is splitWork with chunks of about grain.
 func splitWorkBy(n, grain int) [][2]int {
-	k := min(max(n/grain, 1), 4*runtime.GOMAXPROCS(0))
+	procs := runtime.GOMAXPROCS(0)
+	k := min(max(n/grain, min(procs, n/minChunk), 1), 4*procs)
 	ch := make([][2]int, k)
 	for i := range ch {
 		ch[i] = [2]int{i * n / k, (i + 1) * n / k}

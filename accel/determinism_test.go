@@ -39,9 +39,10 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		return r
 	}
 	// 12 goroutines: past wideWidth, widen numbers two levels of
-	// subtrees on goroutines of their own.
+	// subtrees on goroutines of their own. 12 and 16: the builder chunks
+	// the partitions of the top two and three levels (chunksFor).
 	one := run(1)
-	for _, procs := range []int{2, 12} {
+	for _, procs := range []int{2, 12, 16} {
 		two := run(procs)
 		if !slices.Equal(one.b.nodes, two.b.nodes) || !slices.Equal(one.b.primIndex, two.b.primIndex) || !slices.Equal(one.b.wide, two.b.wide) || !slices.Equal(one.b.rows, two.b.rows) {
 			t.Fatalf("BLAS node arrays differ between GOMAXPROCS 1 and %d", procs)

@@ -481,7 +481,7 @@ func crossing(p, q *[3]float32, a int, at float32) (lo, hi [3]float32) {
 func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok bool) {
 	chunks := [][2]int{{0, len(refs)}}
 	if len(refs) >= sbvhParallel {
-		chunks = splitChunks(len(refs), runtime.GOMAXPROCS(0))
+		chunks = splitChunks(len(refs), min(runtime.GOMAXPROCS(0), len(refs)/minChunk))
 	}
 	// Counted with every crossing ref on both sides: a part may come out
 	// empty (a fragment's box holds more than its part), leaving a gap.
@@ -535,12 +535,12 @@ func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok b
 		b.lb, b.lc = rangeBounds(l[offs[c][0]:kl])
 		b.rb, b.rc = rangeBounds(r[offs[c][1]:kr])
 	})
-	// Close the gaps, chunk by chunk.
+	// Close the gaps, chunk by chunk (a chunk after none stays where it is).
 	sp.nl, sp.nr = ends[0][0], ends[0][1]
 	sp.lb, sp.lc, sp.rb, sp.rc = bounds[0].lb, bounds[0].lc, bounds[0].rb, bounds[0].rc
 	for c := 1; c < len(chunks); c++ {
-		sp.nl += copy(l[sp.nl:], l[offs[c][0]:ends[c][0]])
-		sp.nr += copy(r[sp.nr:], r[offs[c][1]:ends[c][1]])
+		sp.nl += closeGap(l, sp.nl, offs[c][0], ends[c][0])
+		sp.nr += closeGap(r, sp.nr, offs[c][1], ends[c][1])
 		b := &bounds[c]
 		sp.lb.union(&b.lb)
 		sp.lc.union(&b.lc)
@@ -548,6 +548,15 @@ func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok b
 		sp.rc.union(&b.rc)
 	}
 	return sp, true
+}
+
+// closeGap moves refs[from:end] to refs[to:] (to <= from) and returns how
+// many it moved; where to is from, they are in place already.
+func closeGap(refs []bref, to, from, end int) int {
+	if to == from {
+		return end - from
+	}
+	return copy(refs[to:], refs[from:end])
 }
 
 // sides is what splitRefs wrote: nl refs at the front of dst and nr from
