@@ -123,7 +123,8 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	for g := range dec {
 		starts[g+1] = starts[g] + dec[g].primCount()
 	}
-	refs := make([]bref, total)
+	refs, release := tempSlice[bref](total)
+	defer release() // the tree is built from refs; nothing keeps them
 	type chunkOut struct {
 		bb     binBox
 		cb     centroids
@@ -187,18 +188,17 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	var order []uint32
 	if tris := splitTriangles(b.typ, b.flags, dec, len(refs)); tris != nil {
 		nodes, order = sbvhBuild(refs, bb, cb, paramsFor(b.flags), tris)
+		b.allocSlots(len(order))
 	} else {
+		// A tree without spatial splits has a slot per ref: its slot
+		// arrays are allocated (and zeroed, on one core) while the tree
+		// is built.
+		allocated := goAlloc(len(refs) >= asyncAlloc, func() { b.allocSlots(len(refs)) })
 		nodes, order = buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
+		<-allocated
 	}
 	b.nodes = nodes
 	b.wide = widen(nodes)
-	b.primGeom = hugeSlice[uint32](len(order), len(order))
-	b.primIndex = hugeSlice[uint32](len(order), len(order))
-	if b.typ == GeometryTriangles {
-		b.tris = make([]triVerts, len(order))
-	} else {
-		b.boxes = make([]AABB, len(order))
-	}
 	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {
 			id := int(order[s])
@@ -212,7 +212,20 @@ func (b *BLAS) build(dec []decodedGeometry) {
 			}
 		}
 	})
-	b.rows = leafRows(b.nodes, b.tris)
+	b.rows = leafRowsInto(b.rows, b.nodes, b.tris)
+}
+
+// allocSlots allocates b's arrays of n slots: primGeom, primIndex, and
+// tris and their leaf rows, or boxes.
+func (b *BLAS) allocSlots(n int) {
+	b.primGeom = hugeSlice[uint32](n, n)
+	b.primIndex = hugeSlice[uint32](n, n)
+	if b.typ == GeometryTriangles {
+		b.tris = make([]triVerts, n)
+		b.rows = newLeafRows(n)
+	} else {
+		b.boxes = make([]AABB, n)
+	}
 }
 
 // inactiveID marks the ref of an inactive primitive before it is removed.

@@ -268,16 +268,20 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 			}
 			return int(binary.LittleEndian.Uint32(t.IndexBuffer[4*k:]))
 		}
+		// The triangles' array is allocated while the indices are checked
+		// and hashed (both serial).
+		allocated := goAlloc(t.IndexCount/3 >= asyncAlloc, func() { d.tris = make([]triVerts, t.IndexCount/3) })
 		var h uint64 = 14695981039346656037
 		for k := 0; k < t.IndexCount; k++ {
 			x := index(k)
 			if x >= t.VertexCount {
-				return d, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", x, k, t.VertexCount)
+				<-allocated
+				return decodedGeometry{}, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", x, k, t.VertexCount)
 			}
 			h = (h ^ uint64(x)) * 1099511628211
 		}
+		<-allocated
 		d.indexHash = h
-		d.tris = make([]triVerts, t.IndexCount/3)
 		if t.VertexFormat == FormatR32G32B32Float && t.Transform == nil && isize == 4 {
 			// The common layout, fetched without the per-vertex closures
 			// and format switch (the same bits: each component is read as

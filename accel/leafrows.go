@@ -15,10 +15,23 @@ package accel
 // (simdAvailable) and, on amd64, the scalar walks' assembly leaf test
 // (leafAsm); elsewhere rows are nil.
 func leafRows(nodes []node, tris []triVerts) []float32 {
-	if !(simdAvailable || leafAsm) || len(tris) == 0 {
+	return leafRowsInto(newLeafRows(len(tris)), nodes, tris)
+}
+
+// newLeafRows returns zero rows for n triangles where BLASes keep rows,
+// else nil.
+func newLeafRows(n int) []float32 {
+	if !(simdAvailable || leafAsm) || n == 0 {
 		return nil
 	}
-	rows := hugeSlice[float32](9*len(tris)+8, 9*len(tris)+8)
+	return hugeSlice[float32](9*n+8, 9*n+8)
+}
+
+// leafRowsInto is leafRows into rows from newLeafRows(len(tris)).
+func leafRowsInto(rows []float32, nodes []node, tris []triVerts) []float32 {
+	if rows == nil {
+		return nil
+	}
 	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := &nodes[i]

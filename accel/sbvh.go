@@ -151,10 +151,14 @@ func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVe
 		return buildBVHRefs(refs, bb, cb, p) // the tree without spatial splits
 	}
 	size := len(refs) + int(sbvhBudget*float64(len(refs)))
-	s.bufs = [2][]bref{make([]bref, size), make([]bref, size)}
+	buf0, release0 := tempSlice[bref](size)
+	defer release0()
+	buf1, release1 := tempSlice[bref](size)
+	defer release1()
+	s.bufs = [2][]bref{buf0, buf1}
 	copy(s.bufs[0], refs)
 	root := s.build(0, span{0, len(refs)}, span{0, size}, bb, cb, 0)
-	return root.emit()
+	return root.emit() // the parts' nodes and slots are copies: bufs go
 }
 
 // layout places the part at slot and its descendants after the first
