@@ -58,10 +58,11 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 	if err := checkBuildFlags(flags); err != nil {
 		return nil, err
 	}
-	dec, err := decodeAll(geoms)
+	dec, err := decodeAll(geoms, true)
 	if err != nil {
 		return nil, err
 	}
+	defer releaseDecoded(dec) // build copies what it keeps
 	b := &BLAS{flags: flags}
 	b.build(dec)
 	return b, nil
@@ -81,24 +82,39 @@ func checkBuildFlags(flags BuildFlags) error {
 	return nil
 }
 
-func decodeAll(geoms []Geometry) ([]decodedGeometry, error) {
+func decodeAll(geoms []Geometry, temp bool) ([]decodedGeometry, error) {
 	dec := make([]decodedGeometry, len(geoms))
+	fail := func(err error) ([]decodedGeometry, error) {
+		releaseDecoded(dec)
+		return nil, err
+	}
 	total := 0
 	for i := range geoms {
 		if i > 0 && geoms[i].Type != geoms[0].Type {
-			return nil, inputErr("geometry "+strconv.Itoa(i), "Type", "mixes triangles and procedural AABBs in one BLAS (geometry 0 has the other type)")
+			return fail(inputErr("geometry "+strconv.Itoa(i), "Type", "mixes triangles and procedural AABBs in one BLAS (geometry 0 has the other type)"))
 		}
-		d, err := decodeGeometry(i, &geoms[i])
+		d, err := decodeGeometry(i, &geoms[i], temp)
 		if err != nil {
-			return nil, err
-		}
-		total += d.primCount()
-		if total > maxPrimitives {
-			return nil, inputErr("geometry "+strconv.Itoa(i), "", "more than %d primitives in one BLAS", maxPrimitives)
+			return fail(err)
 		}
 		dec[i] = d
+		total += d.primCount()
+		if total > maxPrimitives {
+			return fail(inputErr("geometry "+strconv.Itoa(i), "", "more than %d primitives in one BLAS", maxPrimitives))
+		}
 	}
 	return dec, nil
+}
+
+// releaseDecoded releases the temporary triangle arrays of dec (see
+// decodeTriangles); dec's triangles must not be used after.
+func releaseDecoded(dec []decodedGeometry) {
+	for i := range dec {
+		if dec[i].release != nil {
+			dec[i].release()
+			dec[i].release, dec[i].tris = nil, nil
+		}
+	}
 }
 
 func (b *BLAS) build(dec []decodedGeometry) {

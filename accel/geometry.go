@@ -172,6 +172,8 @@ type decodedGeometry struct {
 	vertexCount  int
 	indexCount   int
 	indexHash    uint64
+	// release releases tris where they are a tempSlice (see decodeAll).
+	release func()
 }
 
 // triVerts is one triangle's three vertices in their original order.
@@ -185,21 +187,25 @@ func (g *decodedGeometry) primCount() int {
 }
 
 // decodeGeometry validates g and converts it to object-space primitives.
-func decodeGeometry(i int, g *Geometry) (decodedGeometry, error) {
+func decodeGeometry(i int, g *Geometry, temp bool) (decodedGeometry, error) {
 	where := "geometry " + strconv.Itoa(i)
 	if g.Flags&^(GeometryOpaque|GeometryNoDuplicateAnyHitInvocation) != 0 {
 		return decodedGeometry{}, inputErr(where, "Flags", "unknown bits %#x", uint32(g.Flags))
 	}
 	switch g.Type {
 	case GeometryTriangles:
-		return decodeTriangles(where, g)
+		return decodeTriangles(where, g, temp)
 	case GeometryProceduralAABBs:
 		return decodeAABBs(where, g)
 	}
 	return decodedGeometry{}, inputErr(where, "Type", "unknown geometry type %d", g.Type)
 }
 
-func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
+// decodeTriangles is decodeGeometry for triangles. With temp the
+// triangles' array is a tempSlice (decodeAll's callers release it): a
+// build fills it in parallel chunks and drops it once its slots hold
+// their copies.
+func decodeTriangles(where string, g *Geometry, temp bool) (decodedGeometry, error) {
 	t := &g.Triangles
 	d := decodedGeometry{typ: GeometryTriangles, flags: g.Flags, hasTransform: t.Transform != nil,
 		vertexFormat: t.VertexFormat, indexFormat: t.IndexFormat, vertexCount: t.VertexCount, indexCount: t.IndexCount}
@@ -245,7 +251,7 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 		if t.VertexCount%3 != 0 {
 			return d, inputErr(where, "VertexCount", "%d is not a multiple of 3 (no index buffer)", t.VertexCount)
 		}
-		d.tris = make([]triVerts, t.VertexCount/3)
+		d.allocTris(t.VertexCount/3, temp)
 		parallelChunks(splitWork(len(d.tris)), func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
 				d.tris[p] = triVerts{vertex(3 * p), vertex(3*p + 1), vertex(3*p + 2)}
@@ -269,18 +275,14 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 			return int(binary.LittleEndian.Uint32(t.IndexBuffer[4*k:]))
 		}
 		// The triangles' array is allocated while the indices are checked
-		// and hashed (both serial).
-		allocated := goAlloc(t.IndexCount/3 >= asyncAlloc, func() { d.tris = make([]triVerts, t.IndexCount/3) })
-		var h uint64 = 14695981039346656037
-		for k := 0; k < t.IndexCount; k++ {
-			x := index(k)
-			if x >= t.VertexCount {
-				<-allocated
-				return decodedGeometry{}, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", x, k, t.VertexCount)
-			}
-			h = (h ^ uint64(x)) * 1099511628211
-		}
+		// and hashed.
+		allocated := goAlloc(t.IndexCount/3 >= asyncAlloc, func() { d.allocTris(t.IndexCount/3, temp) })
+		h, bad := hashIndices(t.IndexBuffer, isize, t.IndexCount, t.VertexCount)
 		<-allocated
+		if bad >= 0 {
+			releaseDecoded([]decodedGeometry{d})
+			return decodedGeometry{}, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", index(bad), bad, t.VertexCount)
+		}
 		d.indexHash = h
 		if t.VertexFormat == FormatR32G32B32Float && t.Transform == nil && isize == 4 {
 			// The common layout, fetched without the per-vertex closures
@@ -299,6 +301,90 @@ func decodeTriangles(where string, g *Geometry) (decodedGeometry, error) {
 	}
 	return d, nil
 }
+
+// allocTris allocates n zero triangles for d.tris, a tempSlice with temp.
+func (d *decodedGeometry) allocTris(n int, temp bool) {
+	if !temp {
+		d.tris = make([]triVerts, n)
+		return
+	}
+	d.tris, d.release = tempSlice[triVerts](n)
+}
+
+// hashIndices checks the n indices of isize bytes in ib against the vertex
+// count and hashes them (the BLAS keeps the hash, so that an update can
+// tell that the index buffer did not change): FNV-1a over each block of
+// indexHashBlock indices, and FNV-1a over the blocks' hashes in order.
+// The blocks are checked and hashed in parallel chunks; bad is the first
+// position of an index out of range, or -1.
+func hashIndices(ib []byte, isize, n, vertexCount int) (h uint64, bad int) {
+	blocks := make([]uint64, (n+indexHashBlock-1)/indexHashBlock)
+	bads := make([]int, len(blocks))
+	parallelChunks(splitWorkBy(len(blocks), indexHashChunk), func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			k0, k1 := b*indexHashBlock, min(n, (b+1)*indexHashBlock)
+			blocks[b], bads[b] = hashIndexBlock(ib, isize, k0, k1, vertexCount)
+		}
+	})
+	h = fnvOffset
+	for b, bh := range blocks {
+		if bads[b] >= 0 {
+			return 0, bads[b]
+		}
+		h = (h ^ bh) * fnvPrime
+	}
+	return h, -1
+}
+
+// FNV-1a's 64-bit constants.
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+// hashIndexBlock hashes indices [k0, k1) of ib and returns the first
+// position among them of an index of vertexCount or more, or -1. The
+// loop keeps only the largest index; a block whose largest is out of
+// range is scanned again for the first.
+func hashIndexBlock(ib []byte, isize, k0, k1, vertexCount int) (h uint64, bad int) {
+	le := binary.LittleEndian
+	h = fnvOffset
+	var top uint32
+	if isize == 4 {
+		b := ib[4*k0 : 4*k1]
+		for i := 0; i+4 <= len(b); i += 4 {
+			x := le.Uint32(b[i:])
+			top = max(top, x)
+			h = (h ^ uint64(x)) * fnvPrime
+		}
+	} else {
+		b := ib[2*k0 : 2*k1]
+		for i := 0; i+2 <= len(b); i += 2 {
+			x := uint32(le.Uint16(b[i:]))
+			top = max(top, x)
+			h = (h ^ uint64(x)) * fnvPrime
+		}
+	}
+	if int64(top) < int64(vertexCount) {
+		return h, -1
+	}
+	for k := k0; k < k1; k++ {
+		x := uint32(le.Uint16(ib[2*k:]))
+		if isize == 4 {
+			x = le.Uint32(ib[4*k:])
+		}
+		if int64(x) >= int64(vertexCount) {
+			return h, k
+		}
+	}
+	return h, -1 // not reached
+}
+
+// indexHashBlock is the number of indices hashed as one block: the hash
+// does not depend on how the blocks are split among goroutines.
+// indexHashChunk is the number of blocks hashIndices takes per chunk at
+// least (where GOMAXPROCS leaves each more).
+const (
+	indexHashBlock = 1 << 13
+	indexHashChunk = 2
+)
 
 // fetchR32x3U32 fills tris from three float32 components per vertex at
 // stride bytes and 32-bit little-endian indices (already validated), in

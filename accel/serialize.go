@@ -35,7 +35,7 @@ import (
 // The body is a layout-independent representation: geometry or instance
 // descriptions, the primitives in leaf-slot order, and the binary node
 // array, whose record is the only part that depends on the in-memory node
-// layout (encodeNodes/decodeNodes). Format version 1:
+// layout (encodeNodes/decodeNodes). Format version 2:
 //
 //	BLAS body: uint32 type (1 = BOTTOM_LEVEL), build flags, geometry type,
 //	  geometry count G, slot count S, node count M;
@@ -92,9 +92,12 @@ type SerializedHeader struct {
 	NumBottomLevelAccelerationStructurePointersAfterHeader uint64
 }
 
+// serialFormatVersion 2: the geometry records' index hash is taken in
+// blocks (hashIndices), so that builds check and hash indices in parallel;
+// version 1 hashed them in one chain.
 const (
 	serialMagic         = "RPAS\r\n\x1a\n"
-	serialFormatVersion = 1
+	serialFormatVersion = 2
 	serialHeaderSize    = 64
 	bodyHeaderSize      = 24
 	geomRecordSize      = 32

@@ -153,7 +153,7 @@ func (b *BLAS) checkUpdate(geoms []Geometry) ([]decodedGeometry, error) {
 			return nil, inputErr(where, "IndexCount", "%d, built with %d", t.IndexCount, old.indexCount)
 		}
 	}
-	dec, err := decodeAll(geoms)
+	dec, err := decodeAll(geoms, false)
 	if err != nil {
 		return nil, err
 	}
