@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bundle.sh packs embreecmp, the accel benchmarks and raypipe bench with
+# the shared libraries they load (Embree, TBB, the C and C++ runtimes and
+# their loader) into one tarball that runs on an x86-64 Linux machine
+# with no packages installed: the machines this project borrows to
+# measure multi-core scaling have no package registry and only minutes
+# to spend. Run it here (with libembree-dev and assimp-testmodels
+# installed), copy the tarball there, unpack it and run its run.sh; the
+# results land in $OUT (default ./out). The README's "On 16 cores"
+# table came from such a run.
+#
+#   cmd/embreecmp/bundle.sh [tarball]      (default /tmp/raypipe-scaling.tar.gz)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-/tmp/raypipe-scaling.tar.gz}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir/lib" "$dir/models"
+go build -tags embree -o "$dir/embreecmp" ./cmd/embreecmp
+CGO_ENABLED=0 go build -o "$dir/raypipe" ./cmd/raypipe
+go test -c -o "$dir/accel.test" ./accel
+# Every library embreecmp loads, and the loader that loads them.
+ldd "$dir/embreecmp" | awk '$3 ~ /^\// {print $3} $1 ~ /^\/.*ld-linux/ {print $1}' | while read -r lib; do
+  cp -L "$lib" "$dir/lib/"
+done
+for f in libtbbmalloc.so.2; do # loaded by TBB at run time, if present
+  [ -e "/lib/x86_64-linux-gnu/$f" ] && cp -L "/lib/x86_64-linux-gnu/$f" "$dir/lib/"
+done
+m=/usr/share/assimp/models
+cp "$m/OBJ/spider.obj" "$m/OBJ/WusonOBJ.obj" "$m/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb" "$dir/models/"
+git rev-parse --short HEAD >"$dir/commit"
+cat >"$dir/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs the scaling set on this machine's cores: three embreecmp runs of
+# the README's scenes, two with Embree capped at AVX2, BenchmarkBuild on
+# 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
+# and writes its own file under $OUT as it goes; SCENES replaces
+# embreecmp's scene flags (for a quick try).
+cd "$(dirname "$0")"
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+L=$PWD/lib M=$PWD/models T=$(nproc)
+ec() { timeout 200 "$L"/ld-linux-x86-64.so.2 --library-path "$L" ./embreecmp "$@"; }
+{ echo "commit $(cat commit)"; nproc; lscpu; free -g; } >"$OUT/machine.txt" 2>&1
+S=${SCENES:-"-sizes 10k,100k,1m,2m -obj $M/spider.obj,$M/WusonOBJ.obj -mesh $M/2CylinderEngine.glb -instances 1k,10k"}
+R="-tracers embree-medium,raypipe-fastbuild,raypipe-fasttrace -threads $T"
+for i in 1 2 3; do
+  chk=false; [ "$i" = 1 ] && chk=true
+  ec $S $R -check=$chk >"$OUT/embreecmp-$i.txt" 2>&1
+done
+for i in 1 2; do
+  ec $S $R -check=false -embree-isa avx2 >"$OUT/embreecmp-avx2-$i.txt" 2>&1
+done
+timeout 120 ./accel.test -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|SpatialSplits/build' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-scaling.txt" 2>&1
+for g in 100 400 off; do
+  GOGC=$g timeout 60 ./accel.test -test.run '^$' -test.bench 'Build$/.*/100k' -test.benchtime 20x -test.cpu "$T" >"$OUT/build-gogc-$g.txt" 2>&1
+done
+timeout 60 ./raypipe bench >"$OUT/bench-$T.txt" 2>&1
+GOMAXPROCS=1 timeout 120 ./raypipe bench >"$OUT/bench-1.txt" 2>&1
+ls -l "$OUT"
+RUN
+chmod +x "$dir/run.sh"
+tar czf "$out" -C "$dir" .
+echo "$out: $(du -h "$out" | cut -f1); unpack it on the machine and run ./run.sh"
