@@ -466,7 +466,7 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 		var chunks [][2]int // chunk ranges of a large node, binned and partitioned in parallel
 		stride := sampleStride(n)
 		if usable {
-			chunks = b.chunksFor(n, depth)
+			chunks = b.chunksFor(n)
 			if chunks != nil {
 				binChunks(refs, &bn, sc, chunks, stride)
 			} else {
@@ -550,34 +550,26 @@ func sampleStride(n int) int {
 // the places a serial partition would put them.
 const parallelSplit = 1 << 17
 
-// minChunk is the least chunk of a node's refs that chunksFor hands to a
-// goroutine of its own below parallelSplit.
+// minChunk is the least chunk of work that splitWork hands to a goroutine
+// of its own to give every processor one, and of a chunked node's sides
+// that partitionLarge bounds on one.
 const minChunk = 1 << 12
 
-// chunksFor returns the chunks that a node of n refs at depth is binned
-// and partitioned in, or nil for one. Nodes of parallelSplit refs or more
-// take one chunk per GOMAXPROCS (of at least parallelSplit/4 refs). Below
-// that, a node is chunked only near the root of a build on four or more
-// processors: there the subtrees handed off so far (about 2^depth) leave
-// at least four processors a node idle, which on 16 processors held a
-// 100k-triangle build to a third of them, and the chunks (at least
-// minChunk refs) take procs>>depth of them. With fewer idle, chunking
-// would not pay: the chunks' pass counting the left refs and their
-// bounds pass after the partition cost about what the serial partition
-// saves.
-func (b *builder) chunksFor(n, depth int) [][2]int {
-	k := 1
-	switch {
-	case b.procs <= 1:
-	case n >= parallelSplit:
-		k = min(b.procs, n/(parallelSplit/4))
-	case b.procs>>depth >= 4:
-		k = min(b.procs>>depth, n/minChunk)
-	}
-	if k < 2 {
+// chunksFor returns the chunks that a node of n refs is binned and
+// partitioned in, or nil for one: nodes of parallelSplit refs or more
+// take one chunk per GOMAXPROCS, of at least parallelSplit/4 refs.
+//
+// Chunking smaller nodes near the root too, where the subtrees handed off
+// so far leave four or more processors idle (procs>>depth >= 4, chunks of
+// minChunk refs or more), measured nothing on 16 processors: the tree
+// phase of a 100k-triangle build took 4.18 ms without and 4.48 with it
+// (the terrain; the soup 4.41 and 4.07), so the top levels' span is not
+// what holds such a build there. It was not kept.
+func (b *builder) chunksFor(n int) [][2]int {
+	if b.procs <= 1 || n < parallelSplit {
 		return nil
 	}
-	return splitChunks(n, k)
+	return splitChunks(n, min(b.procs, n/(parallelSplit/4)))
 }
 
 // splitChunks cuts [0, n) into k nearly equal ranges (at least one).
