@@ -366,9 +366,11 @@ func hashIndexBlock(ib []byte, isize, k0, k1, vertexCount int) (h uint64, bad in
 		return h, -1
 	}
 	for k := k0; k < k1; k++ {
-		x := uint32(le.Uint16(ib[2*k:]))
+		var x uint32
 		if isize == 4 {
 			x = le.Uint32(ib[4*k:])
+		} else {
+			x = uint32(le.Uint16(ib[2*k:]))
 		}
 		if int64(x) >= int64(vertexCount) {
 			return h, k
