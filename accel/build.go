@@ -882,12 +882,13 @@ func partitionLarge(dst, src []bref, bn *binning, axis, split int, chunks [][2]i
 	})
 	lb, lc, rb, rc = emptyBinBox(), emptyCentroids(), emptyBinBox(), emptyCentroids()
 	for c := range all {
-		if c < len(cl) {
-			lb.union(&boxes[c])
-			lc.union(&cents[c])
-		} else {
-			rb.union(&boxes[c])
-			rc.union(&cents[c])
+		box, cent := &lb, &lc
+		if c >= len(cl) {
+			box, cent = &rb, &rc
+		}
+		cent.union(&cents[c])
+		if stride != 1 { // else the caller takes the bounds from the bins
+			box.union(&boxes[c])
 		}
 	}
 	return mid, lb, lc, rb, rc
