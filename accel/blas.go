@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -216,6 +217,10 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	b.nodes = nodes
 	b.wide = widen(nodes)
 	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
+		if len(dec) == 1 && b.typ == GeometryTriangles {
+			copySoleSlots(b, dec[0].tris, order, lo, hi)
+			return
+		}
 		for s := lo; s < hi; s++ {
 			id := int(order[s])
 			g := geomOf(starts, id)
@@ -230,6 +235,32 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	})
 	b.rows = leafRowsInto(b.rows, b.nodes, b.tris)
 }
+
+// copySoleSlots fills slots [lo, hi) of b, a BLAS of one triangle
+// geometry, from its triangles in primitive order. Slot order visits them
+// at random on most meshes, so each copy waits on a miss; the loop keeps
+// several in flight by doing nothing else (the general loop's geometry
+// lookup and type test held it to a few) and prefetches both lines of the
+// triangle slotPrefetch slots ahead. One Zen 3 core, the slot copies'
+// phase of a build (medians of three or four, a temporary test): the 1M
+// soup about 62 ms before, 24 with the loop alone, 15-17 with the
+// prefetch; the 100k soup 4.0, 1.8 and 1.2 ms; the 1M terrain 11.4, 8.1
+// and 7.3-7.6 ms (8 slots ahead: 18.8 ms on the 1M soup; 32: as 16).
+func copySoleSlots(b *BLAS, tris []triVerts, order []uint32, lo, hi int) {
+	for s := lo; s < hi; s++ {
+		if f := s + slotPrefetch; f < hi {
+			t := unsafe.Pointer(&tris[order[f]])
+			prefetchLine(t)
+			prefetchLine(unsafe.Add(t, unsafe.Sizeof(triVerts{})-1))
+		}
+		p := order[s]
+		b.primGeom[s], b.primIndex[s] = 0, p
+		b.tris[s] = tris[p]
+	}
+}
+
+// slotPrefetch is how many slots ahead copySoleSlots prefetches.
+const slotPrefetch = 16
 
 // allocSlots allocates b's arrays of n slots: primGeom, primIndex, and
 // tris and their leaf rows, or boxes.
