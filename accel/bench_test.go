@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/vec"
@@ -75,6 +76,42 @@ func BenchmarkBuild(b *testing.B) {
 	for _, kind := range []string{"terrain", "soup"} {
 		for _, s := range benchSizes {
 			b.Run(kind+"/"+s.name, func(b *testing.B) { benchBuild(b, kind, s.tris) })
+		}
+	}
+}
+
+// BenchmarkBuildPhases times the stages of BuildBLAS (decode, refs, tree,
+// widen, slot copies, leaf rows) on the 100k and 1M terrain and soup, in
+// milliseconds a build; compare processor counts with -cpu 1,4,8,16 to see
+// which stage stops scaling.
+func BenchmarkBuildPhases(b *testing.B) {
+	for _, kind := range []string{"terrain", "soup"} {
+		for _, s := range benchSizes[1:] {
+			g := benchScene(kind, s.tris)
+			b.Run(kind+"/"+s.name, func(b *testing.B) {
+				var order []string
+				total := map[string]time.Duration{}
+				var last time.Time
+				testHookBuildPhase = func(phase string) {
+					now := time.Now()
+					if phase != "start" {
+						if _, ok := total[phase]; !ok {
+							order = append(order, phase)
+						}
+						total[phase] += now.Sub(last)
+					}
+					last = now
+				}
+				defer func() { testHookBuildPhase = nil }()
+				for b.Loop() {
+					if _, err := BuildBLAS([]Geometry{g}, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for _, phase := range order {
+					b.ReportMetric(float64(total[phase])/1e6/float64(b.N), phase+"-ms")
+				}
+			})
 		}
 	}
 }

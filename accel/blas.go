@@ -59,14 +59,28 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 	if err := checkBuildFlags(flags); err != nil {
 		return nil, err
 	}
+	buildPhase("start")
 	dec, err := decodeAll(geoms, true)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseDecoded(dec) // build copies what it keeps
+	buildPhase("decode")
 	b := &BLAS{flags: flags}
 	b.build(dec)
 	return b, nil
+}
+
+// testHookBuildPhase, where a benchmark sets it, is called by the
+// goroutine that calls BuildBLAS as each stage of the build ends
+// (BenchmarkBuildPhases times them; nil elsewhere).
+var testHookBuildPhase func(phase string)
+
+// buildPhase reports the end of a stage to testHookBuildPhase.
+func buildPhase(phase string) {
+	if h := testHookBuildPhase; h != nil {
+		h(phase)
+	}
 }
 
 func checkBuildFlags(flags BuildFlags) error {
@@ -201,6 +215,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 		refs = refs[:k]
 	}
 	b.active = len(refs)
+	buildPhase("refs")
 	var nodes []node
 	var order []uint32
 	if tris := splitTriangles(b.typ, b.flags, dec, len(refs)); tris != nil {
@@ -215,7 +230,9 @@ func (b *BLAS) build(dec []decodedGeometry) {
 		<-allocated
 	}
 	b.nodes = nodes
+	buildPhase("tree")
 	b.wide = widen(nodes)
+	buildPhase("widen")
 	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
 		if len(dec) == 1 && b.typ == GeometryTriangles {
 			copySoleSlots(b, dec[0].tris, order, lo, hi)
@@ -233,7 +250,9 @@ func (b *BLAS) build(dec []decodedGeometry) {
 			}
 		}
 	})
+	buildPhase("slots")
 	b.rows = leafRowsInto(b.rows, b.nodes, b.tris)
+	buildPhase("rows")
 }
 
 // copySoleSlots fills slots [lo, hi) of b, a BLAS of one triangle

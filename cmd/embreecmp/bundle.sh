@@ -32,8 +32,8 @@ git rev-parse --short HEAD >"$dir/commit"
 cat >"$dir/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs the scaling set on this machine's cores: three embreecmp runs of
-# the README's scenes, two with Embree capped at AVX2, BenchmarkBuild on
-# 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
+# the README's scenes, two with Embree capped at AVX2, BenchmarkBuild and
+# BenchmarkBuildPhases on 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
 # and writes its own file under $OUT as it goes; SCENES replaces
 # embreecmp's scene flags (for a quick try).
 cd "$(dirname "$0")"
@@ -52,6 +52,7 @@ for i in 1 2; do
   ec $S $R -check=false -embree-isa avx2 >"$OUT/embreecmp-avx2-$i.txt" 2>&1
 done
 timeout 120 ./accel.test -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|SpatialSplits/build' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-scaling.txt" 2>&1
+timeout 120 ./accel.test -test.run '^$' -test.bench 'BuildPhases' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-phases.txt" 2>&1
 for g in 100 400 off; do
   GOGC=$g timeout 60 ./accel.test -test.run '^$' -test.bench 'Build$/.*/100k' -test.benchtime 20x -test.cpu "$T" >"$OUT/build-gogc-$g.txt" 2>&1
 done
