@@ -233,11 +233,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	buildPhase("tree")
 	b.wide = widen(nodes)
 	buildPhase("widen")
-	parallelChunks(splitWork(len(order)), func(_ int, lo, hi int) {
-		if len(dec) == 1 && b.typ == GeometryTriangles {
-			copySoleSlots(b, dec[0].tris, order, lo, hi)
-			return
-		}
+	copySlots := func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {
 			id := int(order[s])
 			g := geomOf(starts, id)
@@ -249,7 +245,11 @@ func (b *BLAS) build(dec []decodedGeometry) {
 				b.boxes[s] = dec[g].boxes[p]
 			}
 		}
-	})
+	}
+	if len(dec) == 1 && b.typ == GeometryTriangles {
+		copySlots = func(_ int, lo, hi int) { copySoleSlots(b, dec[0].tris, order, lo, hi) }
+	}
+	parallelChunks(splitWork(len(order)), copySlots)
 	buildPhase("slots")
 	b.rows = leafRowsInto(b.rows, b.nodes, b.tris)
 	buildPhase("rows")

@@ -569,7 +569,13 @@ func (b *builder) chunksFor(n int) [][2]int {
 	if b.procs <= 1 || n < parallelSplit {
 		return nil
 	}
-	return splitChunks(n, min(b.procs, n/(parallelSplit/4)))
+	return splitLarge(n, b.procs)
+}
+
+// splitLarge cuts [0, n) into a chunk per processor of procs, each of at
+// least parallelSplit/4 (at least one chunk).
+func splitLarge(n, procs int) [][2]int {
+	return splitChunks(n, min(procs, n/(parallelSplit/4)))
 }
 
 // splitChunks cuts [0, n) into k nearly equal ranges (at least one).
