@@ -1,6 +1,10 @@
 package accel
 
-import "unsafe"
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+)
 
 // Scratch memory for builds.
 //
@@ -9,31 +13,78 @@ import "unsafe"
 // primitive each) are filled by parallel chunks, yet Go's make zeroes
 // them first on the allocating goroutine, page fault by page fault where
 // the heap's pages went back to the kernel: about 3.4 GB/s on a Zen 3
-// core, 8 ms for a 1M-triangle build's refs, all of it on one core.
-// Large ones are therefore mapped from the kernel directly (tempSlice):
-// a fresh anonymous mapping reads as zeros, and each page is zeroed when
-// first written, on the core that writes it. Go's runtime does not count
-// such a mapping: a large build's peak is above what runtime/metrics or
-// a GOMEMLIMIT sees by up to 92 bytes a triangle (the refs, their second
-// buffer and the decoded triangles), more with spatial splits, for as
-// long as the build runs.
+// core, 8 ms for a 1M-triangle build's refs, all of it on one core, and
+// on 16 cores most of a 100k-triangle build's decode (1.3 of 8.3 ms).
+// So tempSlice hands them out without zeroing:
+//
+//   - Large ones are mapped from the kernel directly: a fresh anonymous
+//     mapping is zeroed page by page when first written, on the core that
+//     writes it. Go's runtime does not count such a mapping: a large
+//     build's peak is above what runtime/metrics or a GOMEMLIMIT sees by
+//     up to 92 bytes a triangle (the refs, their second buffer and the
+//     decoded triangles), more with spatial splits, for as long as the
+//     build runs.
+//   - Middle-sized ones come from a pool of buffers that earlier builds
+//     released (tempPool), as they left them: a program that builds
+//     again and again (frames of an animation, the meshes of a scene)
+//     reuses memory already faulted in, and nothing zeroes it. The pool
+//     is Go heap memory, and the garbage collector frees what stays
+//     unused for two cycles.
 
 // tempMapMin is the size from which tempSlice maps memory of its own.
 // Below it, make's zeroing costs about what the page faults of a fresh
 // mapping do, and a heap that keeps its pages costs none of them.
-const tempMapMin = 8 << 20
+const tempMapMin = 1 << tempMapShift
 
-// tempSlice returns n zero Es and a function that releases them: the
-// slice, and anything sliced from it, must not be used after that call.
-// E must hold no pointers (the garbage collector does not see a mapping's
-// memory).
+const tempMapShift = 23 // 8 MiB
+
+// tempPoolMin is the size from which tempSlice takes memory from tempPool
+// (below it, make's zeroing is a few microseconds).
+const tempPoolMin = 64 << 10
+
+// tempPool holds released scratch buffers by size class: class c holds
+// buffers of 1<<c bytes, for requests of more than half that.
+var tempPool [tempMapShift + 1]sync.Pool
+
+// testTempFill, where tests set it, is written to every byte of what
+// tempSlice returns, so that a reader of scratch memory it did not write
+// first shows up as a different build (TestTempSliceContentsDoNotMatter).
+var testTempFill *byte
+
+// tempSlice returns n Es whose contents are unspecified (whatever an
+// earlier build left, or zeros) and a function that releases them: the
+// slice, and anything sliced from it, must not be used after that call,
+// and every element must be written before it is read. E must hold no
+// pointers (the garbage collector does not see a mapping's memory, nor
+// the pool's as Es).
 func tempSlice[E any](n int) ([]E, func()) {
+	s, release := tempMemory[E](n)
+	if testTempFill != nil && n > 0 {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(n)*unsafe.Sizeof(s[0]))
+		for i := range b {
+			b[i] = *testTempFill
+		}
+	}
+	return s, release
+}
+
+func tempMemory[E any](n int) ([]E, func()) {
 	var e E
 	size := uintptr(n) * unsafe.Sizeof(e)
-	if n > 0 && size >= tempMapMin && size/unsafe.Sizeof(e) == uintptr(n) {
+	if n <= 0 || size < tempPoolMin || size/unsafe.Sizeof(e) != uintptr(n) {
+		return make([]E, n), func() {}
+	}
+	if size >= tempMapMin {
 		if p, release := mapAnon(size); p != nil {
 			return unsafe.Slice((*E)(p), n), release
 		}
+		return make([]E, n), func() {}
 	}
-	return make([]E, n), func() {}
+	class := bits.Len(uint(size - 1)) // 1<<class >= size
+	buf, _ := tempPool[class].Get().(*[]uint64)
+	if buf == nil {
+		b := make([]uint64, 1<<class/8)
+		buf = &b
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(*buf))), n), func() { tempPool[class].Put(buf) }
 }
