@@ -81,9 +81,11 @@ func BenchmarkBuild(b *testing.B) {
 }
 
 // BenchmarkBuildPhases times the stages of BuildBLAS (decode, refs, tree,
-// widen, slot copies, leaf rows) on the 100k and 1M terrain and soup, in
+// the wait for the slot arrays' allocation, widen's plan, numbering and
+// fill, slot copies, leaf rows) on the 100k and 1M terrain and soup, in
 // milliseconds a build; compare processor counts with -cpu 1,4,8,16 to see
-// which stage stops scaling.
+// which stage stops scaling. Stage names are the marks in blas.go and
+// wide.go (buildPhase).
 func BenchmarkBuildPhases(b *testing.B) {
 	for _, kind := range []string{"terrain", "soup"} {
 		for _, s := range benchSizes[1:] {

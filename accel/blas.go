@@ -220,19 +220,20 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	var order []uint32
 	if tris := splitTriangles(b.typ, b.flags, dec, len(refs)); tris != nil {
 		nodes, order = sbvhBuild(refs, bb, cb, paramsFor(b.flags), tris)
+		buildPhase("tree")
 		b.allocSlots(len(order))
 	} else {
 		// A tree without spatial splits has a slot per ref: its slot
-		// arrays are allocated (and zeroed, on one core) while the tree
-		// is built.
+		// arrays are allocated (and zeroed) while the tree is built.
 		allocated := goAlloc(len(refs) >= asyncAlloc, func() { b.allocSlots(len(refs)) })
 		nodes, order = buildBVHRefs(refs, bb, cb, paramsFor(b.flags))
+		buildPhase("tree")
 		<-allocated
 	}
+	buildPhase("alloc") // what the slot arrays' allocation took longer
 	b.nodes = nodes
-	buildPhase("tree")
 	b.wide = widen(nodes)
-	buildPhase("widen")
+	buildPhase("widefill")
 	copySlots := func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {
 			id := int(order[s])

@@ -86,6 +86,7 @@ func widen(nodes []node) []wideNode {
 		return out
 	}
 	plan := planWide(nodes)
+	buildPhase("wideplan")
 	// Number the wide nodes depth-first and list their children, then
 	// fill them in parallel: filling writes 256 bytes a node, and its page
 	// faults, into memory advised for huge pages. index[n] is the wide
@@ -97,6 +98,7 @@ func widen(nodes []node) []wideNode {
 	}
 	kids := plan.number(nodes, 0, index, spawn)
 	out := hugeSlice[wideNode](len(kids), len(kids))
+	buildPhase("widenumber")
 	parallelChunks(splitWorkBy(len(kids), wideGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			plan.fill(&out[i], nodes, kids[i].kids[:kids[i].n], index)
