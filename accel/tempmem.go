@@ -2,6 +2,7 @@ package accel
 
 import (
 	"math/bits"
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -28,8 +29,8 @@ import (
 //     released (tempPool), as they left them: a program that builds
 //     again and again (frames of an animation, the meshes of a scene)
 //     reuses memory already faulted in, and nothing zeroes it. The pool
-//     is Go heap memory, and the garbage collector frees what stays
-//     unused for two cycles.
+//     is Go heap memory, and what stays unused through two garbage
+//     collections is left to the collector.
 
 // tempMapMin is the size from which tempSlice maps memory of its own.
 // Below it, make's zeroing costs about what the page faults of a fresh
@@ -44,7 +45,70 @@ const tempPoolMin = 64 << 10
 
 // tempPool holds released scratch buffers by size class: class c holds
 // buffers of 1<<c bytes, for requests of more than half that.
-var tempPool [tempMapShift + 1]sync.Pool
+//
+// It is not a sync.Pool: a sync.Pool keeps what one processor put in a
+// slot only that processor reads, and a build's goroutine moves between
+// processors as it waits on its workers, so on 16 processors a fifth of
+// the gets missed and zeroed 4 MB anew. Like a sync.Pool, it forgets
+// what stays unused through two garbage collections (age).
+var tempPool struct {
+	mu       sync.Mutex
+	new, old [tempMapShift + 1][]*[]uint64 // released since the last collection, before it
+	aging    bool                          // age is armed
+}
+
+// getTemp returns a released buffer of class c, or nil.
+func getTemp(c int) *[]uint64 {
+	p := &tempPool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, list := range []*[]*[]uint64{&p.new[c], &p.old[c]} {
+		if k := len(*list); k > 0 {
+			buf := (*list)[k-1]
+			(*list)[k-1] = nil
+			*list = (*list)[:k-1]
+			return buf
+		}
+	}
+	return nil
+}
+
+// putTemp releases buf, of class c, to the pool.
+func putTemp(c int, buf *[]uint64) {
+	p := &tempPool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.new[c] = append(p.new[c], buf)
+	if !p.aging {
+		p.aging = true
+		armAging()
+	}
+}
+
+// armAging has age run after the next garbage collection: a cleanup of
+// an object nothing references runs once a collection has found it
+// unreachable.
+func armAging() {
+	runtime.AddCleanup(new(uint64), func(struct{}) { age() }, struct{}{})
+}
+
+// age drops the buffers released before the last collection and unused
+// since, and keeps aging while the pool holds any.
+func age() {
+	p := &tempPool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	held := false
+	for c := range p.new {
+		clear(p.old[c])
+		p.old[c], p.new[c] = p.new[c], p.old[c][:0]
+		held = held || len(p.old[c]) > 0
+	}
+	p.aging = held
+	if held {
+		armAging()
+	}
+}
 
 // testTempFill, where tests set it, is written to every byte of what
 // tempSlice returns, so that a reader of scratch memory it did not write
@@ -81,10 +145,10 @@ func tempMemory[E any](n int) ([]E, func()) {
 		return make([]E, n), func() {}
 	}
 	class := bits.Len(uint(size - 1)) // 1<<class >= size
-	buf, _ := tempPool[class].Get().(*[]uint64)
+	buf := getTemp(class)
 	if buf == nil {
 		b := make([]uint64, 1<<class/8)
 		buf = &b
 	}
-	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(*buf))), n), func() { tempPool[class].Put(buf) }
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(*buf))), n), func() { putTemp(class, buf) }
 }

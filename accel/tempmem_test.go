@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -31,6 +32,40 @@ func TestTempSliceHoldsWhatIsWritten(t *testing.T) {
 		}
 		releaseA()
 		releaseB()
+	}
+}
+
+// A released middle-sized buffer is the next one of its size class, on
+// any goroutine, and the pool lets go of what stays unused through two
+// garbage collections.
+func TestTempPoolReusesThenForgets(t *testing.T) {
+	n := tempPoolMin/int(unsafe.Sizeof(bref{})) + 1
+	a, release := tempSlice[bref](n)
+	release()
+	done := make(chan *bref)
+	go func() {
+		b, release := tempSlice[bref](n)
+		release()
+		done <- &b[0]
+	}()
+	if got := <-done; got != &a[0] {
+		t.Fatal("a released buffer was not reused on another goroutine")
+	}
+	held := func() int {
+		tempPool.mu.Lock()
+		defer tempPool.mu.Unlock()
+		k := 0
+		for c := range tempPool.new {
+			k += len(tempPool.new[c]) + len(tempPool.old[c])
+		}
+		return k
+	}
+	for deadline := time.Now().Add(5 * time.Second); held() > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool still holds %d buffers after collections for 5 s", held())
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the cleanup that ages the pool runs after the collection
 	}
 }
 
