@@ -10,6 +10,12 @@
 # table came from such a run.
 #
 #   cmd/embreecmp/bundle.sh [tarball]      (default /tmp/raypipe-scaling.tar.gz)
+#
+# BASES="41c61ea 997cda6" also packs the accel test binary of each of
+# those commits (built from a temporary worktree), and run.sh then times
+# BenchmarkBuild on N threads with each of them and the working tree's in
+# turn, rounds alternated, into ab-build.txt: A/B ratios measured on the
+# same machine in the same minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-/tmp/raypipe-scaling.tar.gz}
@@ -19,6 +25,12 @@ mkdir -p "$dir/lib" "$dir/models"
 go build -tags embree -o "$dir/embreecmp" ./cmd/embreecmp
 CGO_ENABLED=0 go build -o "$dir/raypipe" ./cmd/raypipe
 go test -c -o "$dir/accel.test" ./accel
+for base in ${BASES:-}; do
+  wt=$(mktemp -d)
+  git worktree add -q --detach "$wt" "$base"
+  (cd "$wt" && go test -c -o "$dir/accel-$base.test" ./accel)
+  git worktree remove --force "$wt"
+done
 # Every library embreecmp loads, and the loader that loads them.
 ldd "$dir/embreecmp" | awk '$3 ~ /^\// {print $3} $1 ~ /^\/.*ld-linux/ {print $1}' | while read -r lib; do
   cp -L "$lib" "$dir/lib/"
@@ -35,7 +47,9 @@ cat >"$dir/run.sh" <<'RUN'
 # the README's scenes, two with Embree capped at AVX2, BenchmarkBuild and
 # BenchmarkBuildPhases on 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
 # and writes its own file under $OUT as it goes; SCENES replaces
-# embreecmp's scene flags (for a quick try).
+# embreecmp's scene flags (for a quick try), RUNS and AVX2_RUNS the
+# number of embreecmp runs (3 and 2), and SKIP lists steps to leave out
+# (embreecmp, ab, scaling, phases, gogc, bench).
 cd "$(dirname "$0")"
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -44,20 +58,35 @@ ec() { timeout 200 "$L"/ld-linux-x86-64.so.2 --library-path "$L" ./embreecmp "$@
 { echo "commit $(cat commit)"; nproc; lscpu; free -g; } >"$OUT/machine.txt" 2>&1
 S=${SCENES:-"-sizes 10k,100k,1m,2m -obj $M/spider.obj,$M/WusonOBJ.obj -mesh $M/2CylinderEngine.glb -instances 1k,10k"}
 R="-tracers embree-medium,raypipe-fastbuild,raypipe-fasttrace -threads $T"
-for i in 1 2 3; do
-  chk=false; [ "$i" = 1 ] && chk=true
-  ec $S $R -check=$chk >"$OUT/embreecmp-$i.txt" 2>&1
-done
-for i in 1 2; do
-  ec $S $R -check=false -embree-isa avx2 >"$OUT/embreecmp-avx2-$i.txt" 2>&1
-done
-timeout 120 ./accel.test -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|SpatialSplits/build' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-scaling.txt" 2>&1
-timeout 120 ./accel.test -test.run '^$' -test.bench 'BuildPhases' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-phases.txt" 2>&1
-for g in 100 400 off; do
-  GOGC=$g timeout 60 ./accel.test -test.run '^$' -test.bench 'Build$/.*/100k' -test.benchtime 20x -test.cpu "$T" >"$OUT/build-gogc-$g.txt" 2>&1
-done
-timeout 60 ./raypipe bench >"$OUT/bench-$T.txt" 2>&1
-GOMAXPROCS=1 timeout 120 ./raypipe bench >"$OUT/bench-1.txt" 2>&1
+step() { case " ${SKIP:-} " in *" $1 "*) return 1 ;; esac; }
+if step embreecmp; then
+  for i in $(seq "${RUNS:-3}"); do
+    chk=false; [ "$i" = 1 ] && chk=true
+    ec $S $R -check=$chk >"$OUT/embreecmp-$i.txt" 2>&1
+  done
+  for i in $(seq "${AVX2_RUNS:-2}"); do
+    ec $S $R -check=false -embree-isa avx2 >"$OUT/embreecmp-avx2-$i.txt" 2>&1
+  done
+fi
+if step ab && ls accel-*.test >/dev/null 2>&1; then
+  for round in 1 2 3; do
+    for t in accel-*.test accel.test; do
+      echo "== $t round $round"
+      timeout 60 ./$t -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|BuildSmall/.*/16000|SpatialSplits/build' -test.benchtime 10x -test.cpu "$T"
+    done
+  done >"$OUT/ab-build.txt" 2>&1
+fi
+step scaling && timeout 120 ./accel.test -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|SpatialSplits/build' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-scaling.txt" 2>&1
+step phases && timeout 120 ./accel.test -test.run '^$' -test.bench 'BuildPhases' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-phases.txt" 2>&1
+if step gogc; then
+  for g in 100 400 off; do
+    GOGC=$g timeout 60 ./accel.test -test.run '^$' -test.bench 'Build$/.*/100k' -test.benchtime 20x -test.cpu "$T" >"$OUT/build-gogc-$g.txt" 2>&1
+  done
+fi
+if step bench; then
+  timeout 60 ./raypipe bench >"$OUT/bench-$T.txt" 2>&1
+  GOMAXPROCS=1 timeout 120 ./raypipe bench >"$OUT/bench-1.txt" 2>&1
+fi
 ls -l "$OUT"
 RUN
 chmod +x "$dir/run.sh"
