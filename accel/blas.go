@@ -60,6 +60,7 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 		return nil, err
 	}
 	buildPhase("start")
+	defer crewHold(primitiveCount(geoms))()
 	dec, err := decodeAll(geoms, true)
 	if err != nil {
 		return nil, err
@@ -69,6 +70,23 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 	b := &BLAS{flags: flags}
 	b.build(dec)
 	return b, nil
+}
+
+// primitiveCount is about how many primitives geoms describe (from their
+// counts, unchecked), to size a build before decoding it.
+func primitiveCount(geoms []Geometry) int {
+	n := 0
+	for i := range geoms {
+		switch g := &geoms[i]; {
+		case g.Type == GeometryProceduralAABBs:
+			n += max(0, g.AABBs.Count)
+		case g.Triangles.IndexFormat == IndexNone:
+			n += max(0, g.Triangles.VertexCount/3)
+		default:
+			n += max(0, g.Triangles.IndexCount/3)
+		}
+	}
+	return n
 }
 
 // testHookBuildPhase, where a benchmark sets it, is called by the

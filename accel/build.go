@@ -3,8 +3,6 @@ package accel
 import (
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
@@ -137,10 +135,10 @@ func buildIn(refs, scratch []bref, bb binBox, cb centroids, p buildParams, grain
 	b := builder{p: p, bufs: [2][]bref{refs, scratch[:n]}, order: make([]uint32, n), grain: grain}
 	b.procs = runtime.GOMAXPROCS(0)
 	root := &piece{nodes: make([]node, 1, nodesHint(n, p, grain))}
-	var wg sync.WaitGroup
+	var wg crewGroup
 	b.build(root, 0, 0, n, depth, 0, bb, cb, lazyNone, new(binScratch), &wg)
 	wg.Wait()
-	return assemble(root, b.procs, trim), b.order
+	return assemble(root, trim), b.order
 }
 
 // nodesHint is the capacity of the root piece's nodes for a build of n
@@ -212,10 +210,10 @@ func (t *piece) cut(k int) uint32 {
 }
 
 // assemble lays out the pieces under root in one array, in the order a
-// serial build gives (see piece), and copies them there on up to procs
-// goroutines. A tree of one piece is returned as it is, unless trim asks
+// serial build gives (see piece), and copies them there in parallel (on the
+// crew). A tree of one piece is returned as it is, unless trim asks
 // for a copy without the spare capacity it has.
-func assemble(root *piece, procs int, trim bool) []node {
+func assemble(root *piece, trim bool) []node {
 	var pieces []*piece
 	root.layout(0, 1, &pieces)
 	if len(pieces) == 1 && (len(root.nodes) == cap(root.nodes) || !trim) {
@@ -226,18 +224,7 @@ func assemble(root *piece, procs int, trim bool) []node {
 		root.copyTo(out)
 		return out
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(procs, len(pieces)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1) - 1; i < int64(len(pieces)); i = next.Add(1) - 1 {
-				pieces[i].copyTo(out)
-			}
-		}()
-	}
-	wg.Wait()
+	crewRun(len(pieces), func(i int) { pieces[i].copyTo(out) })
 	return out
 }
 
@@ -425,7 +412,7 @@ const (
 // build fills node r of piece t for the refs in b.bufs[cur][lo:hi], whose
 // bounds and doubled-centroid bounds are given as lazy says, and appends
 // its descendants to t (or to pieces of their own, see piece).
-func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *sync.WaitGroup) {
+func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *crewGroup) {
 	refs := b.bufs[cur][lo:hi]
 	n := len(refs)
 	if lazy == lazyAll {
@@ -516,11 +503,10 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 	t.nodes[r] = node{bounds: bounds.aabb(), first: c}
 	if n >= b.grain {
 		left := t.handOff(c)
-		wg.Add(1)
-		go func(lb binBox, lc centroids, lazy lazyKind) {
-			defer wg.Done()
-			b.build(left, 0, lo, lo+mid, depth+1, next, lb, lc, lazy, new(binScratch), wg)
-		}(lb, lc, childLazy)
+		// The task captures copies: build's own variables stay off the
+		// heap where no child is handed off.
+		lb, lc, lazy := lb, lc, childLazy
+		wg.Go(func() { b.build(left, 0, lo, lo+mid, depth+1, next, lb, lc, lazy, new(binScratch), wg) })
 	} else {
 		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, wg)
 	}
@@ -696,16 +682,12 @@ func binRefsGo(refs []bref, bn *binning, sc *binScratch, stride int) {
 // refs are those binRefs would bin over all of refs.
 func binChunks(refs []bref, bn *binning, sc *binScratch, chunks [][2]int, stride int) {
 	scs := make([]binScratch, len(chunks))
-	var wg sync.WaitGroup
-	for c := range chunks {
-		wg.Add(1)
-		go func(bn binning) {
-			defer wg.Done()
-			first := (chunks[c][0] + stride - 1) / stride * stride
-			binRefs(refs[first:max(first, chunks[c][1])], &bn, &scs[c], stride)
-		}(*bn)
-	}
-	wg.Wait()
+	bins := *bn // a copy for the parts: bn itself stays off the heap
+	crewRun(len(chunks), func(c int) {
+		bn := bins
+		first := (chunks[c][0] + stride - 1) / stride * stride
+		binRefs(refs[first:max(first, chunks[c][1])], &bn, &scs[c], stride)
+	})
 	*sc = scs[0]
 	sc.chunkCounts = make([][3][maxBins]int32, len(chunks))
 	sc.chunkCounts[0] = scs[0].counts
@@ -994,19 +976,20 @@ func emptyCentroids() centroids {
 // partitionChunks is partition in parallel over chunks: the chunks' left
 // counts give each chunk its cursors, so the result is the serial one.
 func partitionChunks(dst, src []bref, bn *binning, axis, split int, chunks [][2]int, lefts []int) int {
-	var wg sync.WaitGroup
+	// Chunk c's left refs go after the earlier chunks' left ones, its
+	// right ones before the earlier chunks' right ones (from the end).
+	ls, rs := make([]int, len(chunks)), make([]int, len(chunks))
 	l, r := 0, len(dst)-1
 	for c, ch := range chunks {
-		left := lefts[c]
-		wg.Add(1)
-		go func(l, r int, bn binning) {
-			defer wg.Done()
-			partitionInto(dst, src[ch[0]:ch[1]], &bn, axis, split, l, r)
-		}(l, r, *bn)
-		l += left
-		r -= ch[1] - ch[0] - left
+		ls[c], rs[c] = l, r
+		l += lefts[c]
+		r -= ch[1] - ch[0] - lefts[c]
 	}
-	wg.Wait()
+	bins := *bn // a copy for the parts: bn itself stays off the heap
+	crewRun(len(chunks), func(c int) {
+		bn := bins
+		partitionInto(dst, src[chunks[c][0]:chunks[c][1]], &bn, axis, split, ls[c], rs[c])
+	})
 	return l
 }
 
@@ -1060,9 +1043,13 @@ func splitWorkBy(n, grain int) [][2]int {
 // allocations.
 const asyncAlloc = 1 << 16
 
-// goAlloc runs alloc on a goroutine of its own if async, else at once, and
+// goAlloc runs alloc alongside the caller if async (on the crew, where a
+// build holds it, else on a goroutine of its own), else at once, and
 // returns a channel closed when it has run.
 func goAlloc(async bool, alloc func()) <-chan struct{} {
+	if async && runtime.GOMAXPROCS(0) > 1 && crew.holds.Load() > 0 {
+		return crewAsync(alloc)
+	}
 	done := make(chan struct{})
 	if !async || runtime.GOMAXPROCS(0) == 1 {
 		alloc()
@@ -1076,20 +1063,9 @@ func goAlloc(async bool, alloc func()) <-chan struct{} {
 	return done
 }
 
-// parallelChunks runs f on every chunk, on up to GOMAXPROCS goroutines
-// (inline when there is one chunk). Chunk c writes only its own outputs.
+// parallelChunks runs f on every chunk in parallel, on the crew (crewRun;
+// inline for one chunk or one processor). Chunk c writes only its own
+// outputs.
 func parallelChunks(chunks [][2]int, f func(c, lo, hi int)) {
-	if len(chunks) == 1 {
-		f(0, chunks[0][0], chunks[0][1])
-		return
-	}
-	var wg sync.WaitGroup
-	for c, ch := range chunks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(c, ch[0], ch[1])
-		}()
-	}
-	wg.Wait()
+	crewRun(len(chunks), func(c int) { f(c, chunks[c][0], chunks[c][1]) })
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"unsafe"
 )
 
@@ -272,10 +271,13 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	t := &sbvhPart{bounds: bb.aabb()}
 	left := func() { t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1) }
 	if n >= sbvhParallel {
-		var wg sync.WaitGroup
-		wg.Go(left)
-		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
-		wg.Wait()
+		crewRun(2, func(kid int) {
+			if kid == 0 {
+				left()
+			} else {
+				t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
+			}
+		})
 	} else {
 		left()
 		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)

@@ -114,6 +114,7 @@ func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
 	if len(instances) > maxPrimitives {
 		return nil, inputErr("instances", "", "%d instances, more than %d", len(instances), maxPrimitives)
 	}
+	defer crewHold(len(instances))()
 	t := &TLAS{flags: flags, instances: make([]instance, len(instances))}
 	for i := range instances {
 		in, err := prepareInstance(i, &instances[i])

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"sync"
 )
 
 // wideNode is one node of the 8-wide BVH that traversal walks. It is derived
@@ -118,7 +117,7 @@ type wideKids struct {
 // number lists the wide node rooted at binary node n and those below it,
 // depth first, setting index[m] to the place in the list of the wide node
 // each binary node m roots. The subtrees of n's wide node's children are
-// numbered on goroutines of their own for spawn more levels, each from 0,
+// numbered in parallel (crewRun) for spawn more levels, each from 0,
 // and spliced in after it in order, their places shifted (the serial walk
 // over a 100k-triangle tree took a millisecond on one core).
 func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []wideKids {
@@ -129,13 +128,11 @@ func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []w
 	}
 	k := p.wideKidsOf(nodes, n)
 	var subs [wideWidth][]wideKids
-	var wg sync.WaitGroup
-	for i, c := range k.kids[:k.n] {
-		if !nodes[c].isLeaf() {
-			wg.Go(func() { subs[i] = p.number(nodes, c, index, spawn-1) })
+	crewRun(int(k.n), func(i int) {
+		if c := k.kids[i]; !nodes[c].isLeaf() {
+			subs[i] = p.number(nodes, c, index, spawn-1)
 		}
-	}
-	wg.Wait()
+	})
 	size := 1
 	for _, sub := range subs {
 		size += len(sub)
@@ -258,7 +255,7 @@ func planWide(nodes []node) widePlan {
 // planGrain is the size of tree from which planWide runs in parallel.
 const planGrain = 1 << 13
 
-// planChildren plans the subtrees at first and first+1 on two goroutines,
+// planChildren plans the subtrees at first and first+1 in parallel (crewRun),
 // with spawn more levels of them, and returns their costs. It is apart
 // from planSubtree so that only spawning calls move the costs the
 // goroutine writes to the heap: in planSubtree every call did, an
@@ -266,15 +263,18 @@ const planGrain = 1 << 13
 // 10k-instance top-level build, the other 20k naming the instances for
 // errors that did not happen).
 func (p *widePlan) planChildren(nodes []node, first uint32, unit float64, spawn int) (lc, rc wideCosts) {
-	var wg sync.WaitGroup
-	wg.Go(func() { lc = p.planSubtree(nodes, first, unit, spawn) })
-	rc = p.planSubtree(nodes, first+1, unit, spawn)
-	wg.Wait()
+	crewRun(2, func(kid int) {
+		if kid == 0 {
+			lc = p.planSubtree(nodes, first, unit, spawn)
+		} else {
+			rc = p.planSubtree(nodes, first+1, unit, spawn)
+		}
+	})
 	return lc, rc
 }
 
 // planSubtree plans the subtree at n, children first, the two children's
-// subtrees on two goroutines for spawn more levels, and returns n's costs.
+// subtrees in parallel for spawn more levels, and returns n's costs.
 func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) (cost wideCosts) {
 	nd := &nodes[n]
 	if nd.isLeaf() {
