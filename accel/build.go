@@ -453,7 +453,7 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 		var chunks [][2]int // chunk ranges of a large node, binned and partitioned in parallel
 		stride := sampleStride(n)
 		if usable {
-			chunks = b.chunksFor(n)
+			chunks = b.chunksFor(n, depth)
 			if chunks != nil {
 				binChunks(refs, &bn, sc, chunks, stride)
 			} else {
@@ -537,31 +537,40 @@ func sampleStride(n int) int {
 const parallelSplit = 1 << 17
 
 // minChunk is the least chunk of work that splitWork hands to a goroutine
-// of its own to give every processor one, and of a chunked node's sides
-// that partitionLarge bounds on one.
+// of its own to give every processor one, of a chunked node's sides that
+// partitionLarge bounds on one, and of a node's refs that chunksFor
+// chunks below parallelSplit.
 const minChunk = 1 << 12
 
-// chunksFor returns the chunks that a node of n refs is binned and
-// partitioned in, or nil for one: nodes of parallelSplit refs or more
-// take one chunk per GOMAXPROCS, of at least parallelSplit/4 refs.
+// chunksFor returns the chunks that a node of n refs at depth is binned
+// and partitioned in, or nil for one. Nodes of parallelSplit refs or more
+// take one chunk per GOMAXPROCS (of at least parallelSplit/4 refs). Below
+// that, a node is chunked only near the root of a build on four or more
+// processors: there the subtrees handed off so far (about 2^depth) leave
+// at least four processors a node idle, and the chunks (at least minChunk
+// refs) take procs>>depth of them. With fewer idle, chunking would not
+// pay: the chunks' pass counting the left refs and their bounds pass
+// after the partition cost about what the serial partition saves.
 //
-// Chunking smaller nodes near the root too, where the subtrees handed off
-// so far leave four or more processors idle (procs>>depth >= 4, chunks of
-// minChunk refs or more), measured nothing on 16 processors: the tree
-// phase of a 100k-triangle build took 4.18 ms without and 4.48 with it
-// (the terrain; the soup 4.41 and 4.07), so the top levels' span is not
-// what holds such a build there. It was not kept.
-func (b *builder) chunksFor(n int) [][2]int {
-	if b.procs <= 1 || n < parallelSplit {
+// On 16 processors of a Xeon, BenchmarkBuild with this rule against
+// without, both on the crew, three rounds alternated: 100k terrain 1.14x,
+// 100k soup 1.07x, the pipes with spatial splits 1.14x (whose spatial
+// split partitions take chunks of minChunk too, splitRefs). Without the
+// crew, each chunked partition waited for sleeping threads to wake one by
+// one, and the same rule measured nothing (f88c8b9, 01f1e03).
+func (b *builder) chunksFor(n, depth int) [][2]int {
+	k := 1
+	switch {
+	case b.procs <= 1:
+	case n >= parallelSplit:
+		k = min(b.procs, n/(parallelSplit/4))
+	case b.procs>>depth >= 4:
+		k = min(b.procs>>depth, n/minChunk)
+	}
+	if k < 2 {
 		return nil
 	}
-	return splitLarge(n, b.procs)
-}
-
-// splitLarge cuts [0, n) into a chunk per processor of procs, each of at
-// least parallelSplit/4 (at least one chunk).
-func splitLarge(n, procs int) [][2]int {
-	return splitChunks(n, min(procs, n/(parallelSplit/4)))
+	return splitChunks(n, k)
 }
 
 // splitChunks cuts [0, n) into k nearly equal ranges (at least one).

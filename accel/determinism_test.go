@@ -38,9 +38,9 @@ func TestDeterminismAcrossGOMAXPROCS(t *testing.T) {
 		}
 		return r
 	}
-	// 12 goroutines: past wideWidth, widen numbers two levels of
-	// subtrees on goroutines of their own; 16, as many as the largest
-	// machine the builds were measured on.
+	// 12 processors: past wideWidth, widen numbers two levels of
+	// subtrees in parallel. 12 and 16: the builder chunks the partitions
+	// of the top two and three levels (chunksFor).
 	one := run(1)
 	for _, procs := range []int{2, 12, 16} {
 		two := run(procs)

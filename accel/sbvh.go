@@ -487,7 +487,7 @@ func crossing(p, q *[3]float32, a int, at float32) (lo, hi [3]float32) {
 func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok bool) {
 	chunks := [][2]int{{0, len(refs)}}
 	if len(refs) >= sbvhParallel {
-		chunks = splitLarge(len(refs), runtime.GOMAXPROCS(0))
+		chunks = splitChunks(len(refs), min(runtime.GOMAXPROCS(0), len(refs)/minChunk))
 	}
 	// Counted with every crossing ref on both sides: a part may come out
 	// empty (a fragment's box holds more than its part), leaving a gap.
