@@ -28,7 +28,8 @@ func BenchmarkPipelineOverhead(b *testing.B) {
 	}
 	b.Run("raw", func(b *testing.B) {
 		var sink float32
-		for b.Loop() {
+		b.ResetTimer()
+		for range b.N {
 			for _, r := range rays {
 				if hit, ok := tlas.Intersect(toRay(r), 0, 0xff); ok {
 					sink += hit.T
@@ -66,7 +67,8 @@ func BenchmarkPipelineOverhead(b *testing.B) {
 		desc := DispatchRaysDesc{RayGeneration: table("rg"), HitGroup: table("hg"), Miss: table(""), Width: uint32(len(rays)), Height: 1}
 		opt := &DispatchOptions{Workers: 1}
 		b.ReportAllocs()
-		for b.Loop() {
+		b.ResetTimer()
+		for range b.N {
 			if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
 				b.Fatal(err)
 			}
@@ -98,7 +100,8 @@ func BenchmarkReorderPoint(b *testing.B) {
 			name = "window=" + itoa(opt.Window)
 		}
 		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				if _, err := p.DispatchRays(context.Background(), desc, &opt); err != nil {
 					b.Fatal(err)
 				}
@@ -134,7 +137,8 @@ func BenchmarkShadowRays(b *testing.B) {
 		}
 		lit := make([]bool, len(rays))
 		b.Run(kind+"/raw", func(b *testing.B) {
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				for i := range rays {
 					lit[i] = !tlas.Occluded(rays[i], 0, 0xff)
 				}
@@ -160,7 +164,8 @@ func BenchmarkShadowRays(b *testing.B) {
 			miss.Add(p.MustShaderIdentifier("miss"), nil)
 			desc := DispatchRaysDesc{RayGeneration: rg.Build(), Miss: miss.Build(), Width: uint32(len(rays)), Height: 1}
 			opt := &DispatchOptions{Workers: 1}
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
 					b.Fatal(err)
 				}

@@ -44,7 +44,8 @@ func BenchmarkQueryStackDepth(b *testing.B) {
 	hits := make([]Hit, len(rays))
 	var perRay []float64
 	offsets := map[uintptr]bool{}
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		perRay = perRay[:0]
 		for depth := 0; depth < 4096 && (depth < 512 || len(offsets) < 512); depth++ {
 			best := time.Duration(math.MaxInt64)

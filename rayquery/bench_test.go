@@ -89,7 +89,8 @@ func BenchmarkClosestHit(b *testing.B) {
 		b.Run(mode.name+"/RayQuery", func(b *testing.B) {
 			b.ReportAllocs()
 			var sink float32
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				for _, r := range rays {
 					q.TraceRayInline(tl, mode.flags, 0xff, r)
 					for q.Proceed() {
@@ -106,7 +107,8 @@ func BenchmarkClosestHit(b *testing.B) {
 		b.Run(mode.name+"/Intersect", func(b *testing.B) {
 			b.ReportAllocs()
 			var sink float32
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				for _, r := range rays {
 					h, _ := tl.Intersect(r, mode.flags, 0xff)
 					sink += h.T

@@ -156,7 +156,8 @@ func BenchmarkGenerate2M(b *testing.B) {
 		f    func(int, uint64) *Scene
 	}{{"Terrain", Terrain}, {"RandomTriangles", RandomTriangles}, {"SphereField", SphereField}} {
 		b.Run(g.name, func(b *testing.B) {
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				g.f(2_000_000, 1)
 			}
 			b.ReportMetric(2*float64(b.N)/b.Elapsed().Seconds(), "Mtris/s")
@@ -165,7 +166,8 @@ func BenchmarkGenerate2M(b *testing.B) {
 }
 
 func BenchmarkDefault(b *testing.B) {
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		Default()
 	}
 }

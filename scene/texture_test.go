@@ -52,7 +52,8 @@ func BenchmarkTextureSample(b *testing.B) {
 	var sink float32
 	u := float32(0)
 	b.ReportAllocs()
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		u += 0.0137
 		sink += tex.Sample(u, u*0.7)[0]
 	}
