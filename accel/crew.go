@@ -23,6 +23,12 @@ import (
 // parts from posted tasks the moment they appear, and park only when no
 // build has held them for a while; a worker parked for a second exits.
 //
+// Where no build holds the crew (builds under crewHoldMin primitives,
+// refits), crewRun and crewGroup run their parts on goroutines of their
+// own, as Go schedules them: the crew changes nothing for a program that
+// never builds a large structure, and many small builds at once do not
+// meet on its lock.
+//
 // Every part writes only its own outputs, so which goroutine runs it, and
 // when, changes nothing in a build's result.
 
@@ -109,6 +115,8 @@ func crewWakeLocked() {
 // crewRun runs f(0), ..., f(n-1) in parallel on the crew and the calling
 // goroutine, and returns when all have returned. While it waits it runs
 // parts of other posted tasks, so parts may call crewRun themselves.
+// Where no build holds the crew, the parts run on goroutines of their own,
+// as they did before the crew.
 func crewRun(n int, f func(part int)) {
 	if n <= 0 {
 		return
@@ -120,8 +128,18 @@ func crewRun(n int, f func(part int)) {
 		}
 		return
 	}
-	if int(crew.size.Load()) < procs-1 || crew.holds.Load() == 0 {
-		crewStaff(max(int(crew.size.Load()), procs-1))
+	if crew.holds.Load() == 0 {
+		// No build holds the crew: goroutines, as Go schedules them.
+		var wg sync.WaitGroup
+		for i := 1; i < n; i++ {
+			wg.Go(func() { f(i) })
+		}
+		f(0)
+		wg.Wait()
+		return
+	}
+	if int(crew.size.Load()) < procs-1 {
+		crewStaff(procs - 1)
 	}
 	t := &crewTask{run: f, n: int64(n)}
 	t.left.Store(int64(n))
@@ -135,10 +153,21 @@ func crewRun(n int, f func(part int)) {
 type crewGroup struct {
 	left  atomic.Int64
 	first atomic.Int64 // seq+1 of the first task posted, 0 before
+	// goroutines is set by the first Go where no build held the crew: the
+	// group's functions then run on goroutines of their own (wg).
+	mode       sync.Once
+	goroutines bool
+	wg         sync.WaitGroup
 }
 
-// Go posts f for the crew.
+// Go posts f for the crew, or runs it on a goroutine of its own where no
+// build held the crew at the group's first Go.
 func (g *crewGroup) Go(f func()) {
+	g.mode.Do(func() { g.goroutines = crew.holds.Load() == 0 })
+	if g.goroutines {
+		g.wg.Go(f)
+		return
+	}
 	g.left.Add(1)
 	if runtime.GOMAXPROCS(0) == 1 {
 		f()
@@ -153,7 +182,14 @@ func (g *crewGroup) Go(f func()) {
 
 // Wait returns when every function posted with Go has returned, running
 // posted parts meanwhile.
-func (g *crewGroup) Wait() { crewWait(&g.left, max(0, g.first.Load()-1)) }
+func (g *crewGroup) Wait() {
+	g.mode.Do(func() {}) // no Go: nothing to wait for
+	if g.goroutines {
+		g.wg.Wait()
+		return
+	}
+	crewWait(&g.left, max(0, g.first.Load()-1))
+}
 
 // crewAsync runs f on the crew, before the parts of any task that is not
 // urgent, and returns a channel closed when f has returned: for work that

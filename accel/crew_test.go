@@ -40,40 +40,51 @@ func TestCrewRunRunsEveryPartOnce(t *testing.T) {
 
 // A crewGroup's Wait returns once every function posted with Go has
 // returned, those posted by the functions themselves included (as the
-// builder hands subtrees off), and under a hold, work posted with
-// crewAsync runs while the poster goes on.
+// builder hands subtrees off), on the crew (a build holds it) and on
+// goroutines (none does), and work posted with goAlloc runs while the
+// poster goes on.
 func TestCrewGroupWaitsForNestedWork(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 3} {
-		runtime.GOMAXPROCS(procs)
-		release := crewHold(crewHoldMin)
-		var done atomic.Int32
-		allocated := goAlloc(true, func() { done.Add(1) })
-		var g crewGroup
-		var leaves atomic.Int32
-		var split func(depth int)
-		split = func(depth int) {
-			if depth == 10 {
-				leaves.Add(1)
-				return
+		for _, held := range []bool{true, false} {
+			runtime.GOMAXPROCS(procs)
+			release := func() {}
+			if held {
+				release = crewHold(crewHoldMin)
 			}
-			g.Go(func() { split(depth + 1) })
-			split(depth + 1)
+			groupNestedWork(t, procs)
+			release()
 		}
-		split(0)
-		g.Wait()
-		if got := leaves.Load(); got != 1<<10 {
-			t.Fatalf("GOMAXPROCS %d: Wait returned with %d of %d leaves done", procs, got, 1<<10)
+	}
+}
+
+// groupNestedWork is one case of TestCrewGroupWaitsForNestedWork.
+func groupNestedWork(t *testing.T, procs int) {
+	var done atomic.Int32
+	allocated := goAlloc(true, func() { done.Add(1) })
+	var g crewGroup
+	var leaves atomic.Int32
+	var split func(depth int)
+	split = func(depth int) {
+		if depth == 10 {
+			leaves.Add(1)
+			return
 		}
-		select {
-		case <-allocated:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("GOMAXPROCS %d: work posted with goAlloc did not run", procs)
-		}
-		if done.Load() != 1 {
-			t.Fatalf("GOMAXPROCS %d: goAlloc's function ran %d times", procs, done.Load())
-		}
-		release()
+		g.Go(func() { split(depth + 1) })
+		split(depth + 1)
+	}
+	split(0)
+	g.Wait()
+	if got := leaves.Load(); got != 1<<10 {
+		t.Fatalf("GOMAXPROCS %d: Wait returned with %d of %d leaves done", procs, got, 1<<10)
+	}
+	select {
+	case <-allocated:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("GOMAXPROCS %d: work posted with goAlloc did not run", procs)
+	}
+	if done.Load() != 1 {
+		t.Fatalf("GOMAXPROCS %d: goAlloc's function ran %d times", procs, done.Load())
 	}
 }
 
@@ -82,14 +93,16 @@ func TestCrewGroupWaitsForNestedWork(t *testing.T) {
 func TestCrewWorkersExitWhenIdle(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	runtime.GOMAXPROCS(4)
+	release := crewHold(crewHoldMin)
 	crewRun(8, func(int) {})
+	release()
 	workers := func() int {
 		crew.mu.Lock()
 		defer crew.mu.Unlock()
 		return crew.workers
 	}
 	if workers() == 0 {
-		t.Fatal("crewRun on 4 processors started no workers: weak test")
+		t.Fatal("a hold on 4 processors started no workers: weak test")
 	}
 	for deadline := time.Now().Add(10 * crewExit); workers() > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -50,11 +50,11 @@
 // SSE assembly (bounds_amd64.s), which gives the Go loops' trees bit for
 // bit too.
 //
-// Builds run their parallel parts on a crew of GOMAXPROCS-1 worker
-// goroutines (crew.go), which a build of 16k primitives or more keeps
+// Builds of 16k primitives or more run their parallel parts on a crew of
+// GOMAXPROCS-1 worker goroutines (crew.go), which the build keeps
 // spinning until it returns, so that its short parallel stages do not
 // wait for sleeping threads to wake; idle workers spin 0.2 ms more, then
-// park, and exit after a second parked.
+// park, and exit after a second parked. Smaller builds use goroutines.
 //
 // The package knows nothing about shaders.
 package accel
