@@ -301,16 +301,27 @@ func copySoleSlots(b *BLAS, tris []triVerts, order []uint32, lo, hi int) {
 const slotPrefetch = 16
 
 // allocSlots allocates b's arrays of n slots: primGeom, primIndex, and
-// tris and their leaf rows, or boxes.
+// tris and their leaf rows, or boxes. From asyncAlloc slots the arrays are
+// allocated in parallel (make zeroes each on one core, faulting its pages
+// in): a tree with spatial splits knows its slot count only once built,
+// so the build waits for them.
 func (b *BLAS) allocSlots(n int) {
-	b.primGeom = hugeSlice[uint32](n, n)
-	b.primIndex = hugeSlice[uint32](n, n)
-	if b.typ == GeometryTriangles {
-		b.tris = make([]triVerts, n)
-		b.rows = newLeafRows(n)
-	} else {
-		b.boxes = make([]AABB, n)
+	parts := []func(){
+		func() { b.primGeom = hugeSlice[uint32](n, n) },
+		func() { b.primIndex = hugeSlice[uint32](n, n) },
+		func() { b.boxes = make([]AABB, n) },
 	}
+	if b.typ == GeometryTriangles {
+		parts[2] = func() { b.tris = make([]triVerts, n) }
+		parts = append(parts, func() { b.rows = newLeafRows(n) })
+	}
+	if n < asyncAlloc {
+		for _, alloc := range parts {
+			alloc()
+		}
+		return
+	}
+	crewRun(len(parts), func(i int) { parts[i]() })
 }
 
 // inactiveID marks the ref of an inactive primitive before it is removed.

@@ -59,9 +59,10 @@ func leafRowsInto(rows []float32, nodes []node, tris []triVerts) []float32 {
 
 // leafRowsGrain is the number of binary nodes leafRows lays out per
 // chunk: a leaf writes 9 rows of up to 8 floats, so nodes are cheap to
-// skip and dear to lay out, and a tree of 100k triangles has only ~50k
-// nodes (with workGrain it would stay on one goroutine).
-const leafRowsGrain = 1 << 12
+// skip and dear to lay out, and a tree of 100k triangles has only 33k-50k
+// nodes (with workGrain it would stay on one goroutine; with 4096, eight
+// chunks for 16 processors).
+const leafRowsGrain = 1 << 11
 
 // leafHits holds, per triangle of a leaf test, the values the float32 path
 // of intersect ends with.

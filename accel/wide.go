@@ -169,8 +169,11 @@ func (p *widePlan) numberInto(nodes []node, n uint32, index []uint32, list *[]wi
 	}
 }
 
-// wideGrain is the number of wide nodes widen fills per chunk.
-const wideGrain = 1 << 12
+// wideGrain is the number of wide nodes widen fills per chunk: about
+// 50 microseconds of work, so that the 2,800 wide nodes of a 100k-triangle
+// tree take 11 chunks (in one chunk of 4096, their fill took 0.6-0.9 ms on
+// 16 processors of a Xeon).
+const wideGrain = 1 << 8
 
 // fill sets w to the wide node with the binary nodes kids as its
 // children, in order of decreasing primitive count (see widen); the inner
