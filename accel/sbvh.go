@@ -73,8 +73,8 @@ const (
 	// sbvhSpatialBins is the number of slabs a node is cut into to place
 	// a spatial split (Embree bins spatial splits in 16 too).
 	sbvhSpatialBins = 16
-	// sbvhParallel is the size from which a node's children are built on
-	// goroutines of their own.
+	// sbvhParallel is the size from which a node's refs are split
+	// (splitRefs) in parallel chunks.
 	sbvhParallel = 4 * sbvhGrain
 )
 
@@ -269,19 +269,17 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	next := cur ^ 1
 	lrefs, rrefs := span{room.lo, room.lo + sp.nl}, span{room.lo + sp.rlo, room.lo + sp.rlo + sp.nr}
 	t := &sbvhPart{bounds: bb.aabb()}
-	left := func() { t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1) }
-	if n >= sbvhParallel {
-		crewRun(2, func(kid int) {
-			if kid == 0 {
-				left()
-			} else {
-				t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
-			}
-		})
-	} else {
-		left()
-		t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
-	}
+	// The children are built in parallel down to the smallest nodes of
+	// the top levels (sbvhGrain): below 8192 refs they were built one
+	// after the other, and on 16 processors such a subtree's chain of
+	// searches, splits and object-split builds took milliseconds.
+	crewRun(2, func(kid int) {
+		if kid == 0 {
+			t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1)
+		} else {
+			t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
+		}
+	})
 	return t
 }
 
