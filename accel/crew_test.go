@@ -1,6 +1,8 @@
 package accel
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -107,6 +109,49 @@ func TestCrewWorkersExitWhenIdle(t *testing.T) {
 	for deadline := time.Now().Add(10 * crewExit); workers() > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d workers still running %v after the last task", workers(), 10*crewExit)
+		}
+	}
+}
+
+// Builds large enough to hold the crew, run from several goroutines at
+// once (sharing its workers and its scratch pool), give each the BLAS it
+// gives built alone: the same bytes, spatial splits included.
+func TestConcurrentBuildsMatchSerial(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(4)
+	rng := rand.New(rand.NewPCG(97, 98))
+	type job struct {
+		geoms []Geometry
+		flags BuildFlags
+	}
+	var jobs []job
+	for k := range 4 {
+		pos, idx := randomSoup(rng, crewHoldMin+5000*k, 0.05)
+		jobs = append(jobs, job{[]Geometry{TriangleGeometry(pos, idx)}, BuildPreferFastBuild})
+	}
+	sl := TriangleGeometry(slivers(rand.New(rand.NewPCG(8, 1)), sbvhMin+sbvhMin/4), nil)
+	sl.Flags = GeometryOpaque
+	jobs = append(jobs, job{[]Geometry{sl}, BuildPreferFastTrace})
+	want := make([][]byte, len(jobs))
+	for i, j := range jobs {
+		want[i] = mustBLAS(t, j.geoms, j.flags).Serialize()
+	}
+	got := make([][]byte, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			b, err := BuildBLAS(j.geoms, j.flags)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = b.Serialize()
+		})
+	}
+	wg.Wait()
+	for i := range jobs {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("build %d: concurrent build differs from the same build alone", i)
 		}
 	}
 }
