@@ -309,11 +309,11 @@ func (b *BLAS) allocSlots(n int) {
 	parts := []func(){
 		func() { b.primGeom = hugeSlice[uint32](n, n) },
 		func() { b.primIndex = hugeSlice[uint32](n, n) },
-		func() { b.boxes = make([]AABB, n) },
 	}
 	if b.typ == GeometryTriangles {
-		parts[2] = func() { b.tris = make([]triVerts, n) }
-		parts = append(parts, func() { b.rows = newLeafRows(n) })
+		parts = append(parts, func() { b.tris = make([]triVerts, n) }, func() { b.rows = newLeafRows(n) })
+	} else {
+		parts = append(parts, func() { b.boxes = make([]AABB, n) })
 	}
 	if n < asyncAlloc {
 		for _, alloc := range parts {
