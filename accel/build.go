@@ -135,9 +135,9 @@ func buildIn(refs, scratch []bref, bb binBox, cb centroids, p buildParams, grain
 	b := builder{p: p, bufs: [2][]bref{refs, scratch[:n]}, order: make([]uint32, n), grain: grain}
 	b.procs = runtime.GOMAXPROCS(0)
 	root := &piece{nodes: make([]node, 1, nodesHint(n, p, grain))}
-	var wg crewGroup
-	b.build(root, 0, 0, n, depth, 0, bb, cb, lazyNone, new(binScratch), &wg)
-	wg.Wait()
+	var group crewGroup
+	b.build(root, 0, 0, n, depth, 0, bb, cb, lazyNone, new(binScratch), &group)
+	group.Wait()
 	return assemble(root, trim), b.order
 }
 
@@ -412,7 +412,7 @@ const (
 // build fills node r of piece t for the refs in b.bufs[cur][lo:hi], whose
 // bounds and doubled-centroid bounds are given as lazy says, and appends
 // its descendants to t (or to pieces of their own, see piece).
-func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, wg *crewGroup) {
+func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds binBox, cb centroids, lazy lazyKind, sc *binScratch, group *crewGroup) {
 	refs := b.bufs[cur][lo:hi]
 	n := len(refs)
 	if lazy == lazyAll {
@@ -506,11 +506,11 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 		// The task captures copies: build's own variables stay off the
 		// heap where no child is handed off.
 		lb, lc, lazy := lb, lc, childLazy
-		wg.Go(func() { b.build(left, 0, lo, lo+mid, depth+1, next, lb, lc, lazy, new(binScratch), wg) })
+		group.Go(func() { b.build(left, 0, lo, lo+mid, depth+1, next, lb, lc, lazy, new(binScratch), group) })
 	} else {
-		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, wg)
+		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, group)
 	}
-	b.build(t, c+1, lo+mid, hi, depth+1, next, rb, rc, childLazy, sc, wg)
+	b.build(t, c+1, lo+mid, hi, depth+1, next, rb, rc, childLazy, sc, group)
 }
 
 // sampleTarget sets how much of a large node is binned: a node of n >=
@@ -1056,19 +1056,20 @@ const asyncAlloc = 1 << 16
 // build holds it, else on a goroutine of its own), else at once, and
 // returns a channel closed when it has run.
 func goAlloc(async bool, alloc func()) <-chan struct{} {
-	if async && runtime.GOMAXPROCS(0) > 1 && crew.holds.Load() > 0 {
+	async = async && runtime.GOMAXPROCS(0) > 1
+	if async && crew.holds.Load() > 0 {
 		return crewAsync(alloc)
 	}
 	done := make(chan struct{})
-	if !async || runtime.GOMAXPROCS(0) == 1 {
+	run := func() {
 		alloc()
 		close(done)
-		return done
 	}
-	go func() {
-		alloc()
-		close(done)
-	}()
+	if async {
+		go run()
+	} else {
+		run()
+	}
 	return done
 }
 

@@ -105,6 +105,7 @@ func crewStaff(k int) {
 	crewWakeLocked()
 }
 
+// crewWakeLocked wakes the parked workers; crew.mu is held.
 func crewWakeLocked() {
 	if crew.wake != nil {
 		close(crew.wake)
@@ -146,6 +147,18 @@ func crewRun(n int, f func(part int)) {
 	crewPost(t)
 	t.work()
 	crewWait(&t.left, t.seq)
+}
+
+// crewPair runs left and right in parallel (crewRun) and returns when
+// both have returned.
+func crewPair(left, right func()) {
+	crewRun(2, func(i int) {
+		if i == 0 {
+			left()
+		} else {
+			right()
+		}
+	})
 }
 
 // crewGroup runs functions on the crew (Go) and waits for them all (Wait),

@@ -302,7 +302,8 @@ func decodeTriangles(where string, g *Geometry, temp bool) (decodedGeometry, err
 	return d, nil
 }
 
-// allocTris allocates n zero triangles for d.tris, a tempSlice with temp.
+// allocTris allocates n triangles for d.tris: zeros, or with temp a
+// tempSlice of unspecified contents, which decode overwrites whole.
 func (d *decodedGeometry) allocTris(n int, temp bool) {
 	if !temp {
 		d.tris = make([]triVerts, n)

@@ -273,13 +273,9 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	// the top levels (sbvhGrain): below 8192 refs they were built one
 	// after the other, and on 16 processors such a subtree's chain of
 	// searches, splits and object-split builds took milliseconds.
-	crewRun(2, func(kid int) {
-		if kid == 0 {
-			t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1)
-		} else {
-			t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1)
-		}
-	})
+	crewPair(
+		func() { t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1) },
+		func() { t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1) })
 	return t
 }
 

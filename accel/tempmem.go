@@ -132,6 +132,7 @@ func tempSlice[E any](n int) ([]E, func()) {
 	return s, release
 }
 
+// tempMemory is tempSlice without the tests' fill.
 func tempMemory[E any](n int) ([]E, func()) {
 	var e E
 	size := uintptr(n) * unsafe.Sizeof(e)

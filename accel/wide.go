@@ -266,13 +266,9 @@ const planGrain = 1 << 13
 // 10k-instance top-level build, the other 20k naming the instances for
 // errors that did not happen).
 func (p *widePlan) planChildren(nodes []node, first uint32, unit float64, spawn int) (lc, rc wideCosts) {
-	crewRun(2, func(kid int) {
-		if kid == 0 {
-			lc = p.planSubtree(nodes, first, unit, spawn)
-		} else {
-			rc = p.planSubtree(nodes, first+1, unit, spawn)
-		}
-	})
+	crewPair(
+		func() { lc = p.planSubtree(nodes, first, unit, spawn) },
+		func() { rc = p.planSubtree(nodes, first+1, unit, spawn) })
 	return lc, rc
 }
 
