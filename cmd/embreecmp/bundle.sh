@@ -26,10 +26,13 @@ go build -tags embree -o "$dir/embreecmp" ./cmd/embreecmp
 CGO_ENABLED=0 go build -o "$dir/raypipe" ./cmd/raypipe
 go test -c -o "$dir/accel.test" ./accel
 for base in ${BASES:-}; do
-  wt=$(mktemp -d)
+  git rev-parse -q --verify "$base^{commit}" >/dev/null || { echo "bundle.sh: BASES: $base is not a commit" >&2; exit 1; }
+  wt="$dir/worktree-$base"
   git worktree add -q --detach "$wt" "$base"
-  (cd "$wt" && go test -c -o "$dir/accel-$base.test" ./accel)
+  built=0
+  (cd "$wt" && go test -c -o "$dir/accel-$base.test" ./accel) && built=1
   git worktree remove --force "$wt"
+  [ "$built" = 1 ] || { echo "bundle.sh: BASES: the accel tests of $base do not build" >&2; exit 1; }
 done
 # Every library embreecmp loads, and the loader that loads them.
 ldd "$dir/embreecmp" | awk '$3 ~ /^\// {print $3} $1 ~ /^\/.*ld-linux/ {print $1}' | while read -r lib; do
