@@ -483,34 +483,16 @@ func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fa
 	// memory and copied with 16-byte loads, which stall on the stores
 	// just made (7% of a 100k-terrain query).
 	wide, rows, prims := b.asmArrays()
-	var s int
 	if mode != rayClosest {
-		s = rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
-	} else {
-		s = rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
+		return rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
 	}
-	if s == rayNotFinite {
-		return b.queryNaNAVX2(org, dir, tMin, tMax, mode, h)
-	}
-	return s
+	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
 }
 
 // asmArrays returns the first elements of the arrays the one-call
 // queries read, the node, leaf-row and primitive-index arrays.
 func (b *BLAS) asmArrays() (wide, rows, prims unsafe.Pointer) {
 	return unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
-}
-
-// queryNaNAVX2 is queryAVX2 for the rays it answers rayNotFinite, out of
-// line as rayNaNAVX2.
-//
-//go:noinline
-func (b *BLAS) queryNaNAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
-	wide, rows, prims := b.asmArrays()
-	if mode != rayClosest {
-		return rayOccludeNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
-	}
-	return rayWalkNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
 }
 
 // rayAVX2 runs rayIntersectAVX2 (modes rayClosest, rayFirst) or
@@ -520,30 +502,10 @@ func (b *BLAS) queryNaNAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h 
 // queryAVX2.
 func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
 	wide, rows, prims := b.asmArrays()
-	var s int
 	if mode != rayClosest {
-		s = rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
-	} else {
-		s = rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
+		return rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
 	}
-	if s == rayNotFinite {
-		return b.rayNaNAVX2(r, mode, h)
-	}
-	return s
-}
-
-// rayNaNAVX2 is rayAVX2 for the rays it answers rayNotFinite, through
-// rayIntersectNaNAVX2 or rayOccludedNaNAVX2: out of line, so that
-// rayAVX2, which every query of the scalar build takes, stays as short
-// as it was.
-//
-//go:noinline
-func (b *BLAS) rayNaNAVX2(r *Ray, mode int, h *fastHit) int {
-	wide, rows, prims := b.asmArrays()
-	if mode != rayClosest {
-		return rayOccludedNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
-	}
-	return rayIntersectNaNAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
+	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
 }
 
 // queriesInAsm reports whether queries on b run whole in queryAVX2: in the

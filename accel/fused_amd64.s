@@ -1164,8 +1164,9 @@ rleaf: \
 
 // RAYDONE ends a one-call query: at finished the walk is over (rayHit
 // if it found a hit, else rayMiss), at gomust Go must walk the ray
-// (rayGoMust); the status goes to st.
-#define RAYDONE(st) \
+// (rayGoMust); the status goes to st. A ray whose inverse direction is
+// not finite (nonfinite) goes on in its query's NaN walk (tonan).
+#define RAYDONE(st, tonan) \
 finished: \
 	MOVBQZX 105(DI), AX \
 	VZEROUPPER \
@@ -1177,8 +1178,16 @@ gomust: \
 	RET \
 nonfinite: \
 	VZEROUPPER \
-	MOVQ    $4, st \
-	RET
+	tonan
+
+// The tonan of RAYDONE: each finite query's NaN walk, which takes the
+// same arguments and starts over with them (a tail call: RET with a
+// target leaves the frame and jumps); the NaN walks never go there.
+#define TOWALKNAN RET ·rayWalkNaNAVX2(SB)
+#define TOOCCLUDENAN RET ·rayOccludeNaNAVX2(SB)
+#define TOINTERSECTNAN RET ·rayIntersectNaNAVX2(SB)
+#define TOOCCLUDEDNAN RET ·rayOccludedNaNAVX2(SB)
+#define NANWALK JMP gomust
 
 // PREFETCHBELOW prefetches the entry below the top of the closest-hit
 // walk's stack at BX, the next one popped (the stack's first when there
@@ -1618,19 +1627,19 @@ leafout: \
 // lane is set up (RAYQUERY or RAYQUERYRAY): walkAVX2's steps or
 // occludeAVX2's (first read from the argument first) from the root,
 // leaves through FRAMELEAF, the status to status (RAYDONE).
-#define RAYCLOSEST(slab, status) \
+#define RAYCLOSEST(slab, status, tonan) \
 	ENTRY(8, gomust, rleaf) \
 	WALKSTEPS(slab, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
-	RAYDONE(status)
+	RAYDONE(status, tonan)
 
-#define RAYOCCLUDE(slab, pick, first, status) \
+#define RAYOCCLUDE(slab, pick, first, status, tonan) \
 	MOVB  first, AX \
 	MOVB  AX, 104(DI) \
 	ENTRY(4, gomust, rleaf) \
 	OCCLUDESTEPS(slab, pick, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
-	RAYDONE(status)
+	RAYDONE(status, tonan)
 
 // func walkAVX2(w *fusedWalk) (more bool)
 //
@@ -1696,7 +1705,7 @@ empty:
 TEXT ·rayWalkAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTART, 56, h+64(FP))
-	RAYCLOSEST(SLAB8, status+72(FP))
+	RAYCLOSEST(SLAB8, status+72(FP), TOWALKNAN)
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1705,7 +1714,7 @@ TEXT ·rayWalkAVX2(SB), $1760-80
 TEXT ·rayOccludeAVX2(SB), $1760-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTART, 120, h+72(FP))
-	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP))
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP), TOOCCLUDENAN)
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 //
@@ -1714,7 +1723,7 @@ TEXT ·rayOccludeAVX2(SB), $1760-88
 TEXT ·rayIntersectAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTART, 56, h+48(FP))
-	RAYCLOSEST(SLAB8, status+56(FP))
+	RAYCLOSEST(SLAB8, status+56(FP), TOINTERSECTNAN)
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
@@ -1722,7 +1731,7 @@ TEXT ·rayIntersectAVX2(SB), $1760-64
 TEXT ·rayOccludedAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTART, 120, h+56(FP))
-	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP))
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP), TOOCCLUDEDNAN)
 
 // func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 //
@@ -1731,7 +1740,7 @@ TEXT ·rayOccludedAVX2(SB), $1760-72
 TEXT ·rayWalkNaNAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTARTNAN, 56, h+64(FP))
-	RAYCLOSEST(SLAB8NAN, status+72(FP))
+	RAYCLOSEST(SLAB8NAN, status+72(FP), NANWALK)
 
 // func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1740,19 +1749,19 @@ TEXT ·rayWalkNaNAVX2(SB), $1760-80
 TEXT ·rayOccludeNaNAVX2(SB), $1760-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTARTNAN, 120, h+72(FP))
-	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP))
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP), NANWALK)
 
 // func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 TEXT ·rayIntersectNaNAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTARTNAN, 56, h+48(FP))
-	RAYCLOSEST(SLAB8NAN, status+56(FP))
+	RAYCLOSEST(SLAB8NAN, status+56(FP), NANWALK)
 
 // func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 TEXT ·rayOccludedNaNAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTARTNAN, 120, h+56(FP))
-	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP))
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP), NANWALK)
 
 // func batchWalkAVX2(q *batchQuery)
 //

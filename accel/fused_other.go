@@ -55,22 +55,6 @@ func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows 
 	panic("accel: no AVX2 walk on this architecture")
 }
 
-func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) int {
-	panic("accel: no AVX2 walk on this architecture")
-}
-
-func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) int {
-	panic("accel: no AVX2 walk on this architecture")
-}
-
-func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) int {
-	panic("accel: no AVX2 walk on this architecture")
-}
-
-func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) int {
-	panic("accel: no AVX2 walk on this architecture")
-}
-
 type topHit struct {
 	h        fastHit
 	idx      uint32
