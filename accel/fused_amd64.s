@@ -786,27 +786,22 @@ exactmiss: \
 	VUCOMISS     X6, X7 \
 	SETHI        R8B         /* k1 = ay > ax */ \
 	VMAXSS       X6, X7, X9 \
-	XORL         R9, R9 \
-	VUCOMISS     X9, X8 \
-	SETHI        R9B         /* k2 = az > max(ax, ay) */ \
 	MOVL         $2, R10 \
-	TESTL        R9, R9 \
-	CMOVLEQ      R8, R10     /* kz = k2 ? 2 : k1 */ \
+	VUCOMISS     X9, X8 \
+	CMOVLLS      R8, R10     /* kz = az > max(ax, ay) ? 2 : k1 */ \
 	VMOVMSKPS    X1, AX \
 	MOVL         R10, CX \
-	SHRL         CX, AX \
-	ANDL         $1, AX      /* d[kz] < 0 (d[kz] is not zero) */ \
-	LEAQ         (AX)(R10*2), AX \
-	LEAQ         shearTab<>(SB), CX \
-	MOVL         0(CX)(AX*8), R8 /* kx */ \
-	MOVL         4(CX)(AX*8), R9 /* ky */ \
+	BTL          R10, AX     /* d[kz] < 0 (d[kz] is not zero) */ \
+	ADCL         CX, CX \
+	SHLL         $4, CX \
+	LEAQ         shearTab<>(SB), AX \
+	ADDQ         CX, AX      /* shearTab's entry 2*kz + (d[kz] < 0) */ \
+	MOVL         0(AX), R8   /* kx */ \
+	MOVL         4(AX), R9   /* ky */ \
+	VMOVDQU      (AX), X9    /* kx, ky, kz, kz */ \
 	MOVQ         R8, LWT+16(DI) \
 	MOVQ         R9, LWT+24(DI) \
 	MOVQ         R10, LWT+32(DI) \
-	VMOVD        R8, X9 \
-	VPINSRD      $1, R9, X9, X9 \
-	VPINSRD      $2, R10, X9, X9 \
-	VPINSRD      $3, R10, X9, X9 \
 	VPERMILPS    X9, X2, X10 /* ox, oy, oz */ \
 	VPERMILPS    X9, X1, X11 /* d[kx], d[ky], d[kz], d[kz] */ \
 	VBLENDPS     $0xc, X3, X11, X12 /* d[kx], d[ky], 1, 1 */ \
@@ -1840,20 +1835,34 @@ GLOBL plusZero<>(SB), RODATA|NOPTR, $16
 DATA robust<>+0(SB)/4, $0x3f800004
 GLOBL robust<>(SB), RODATA|NOPTR, $4
 
-// shearTab is shearAxes as pairs of 4-byte kx, ky, indexed by 2*kz + (d[kz] < 0).
+// shearTab is shearAxes as 16-byte entries kx, ky, kz, kz (4 bytes each,
+// the origin's and direction's permutation in watertightRay's order),
+// indexed by 2*kz + (d[kz] < 0).
 DATA shearTab<>+0(SB)/4, $1
 DATA shearTab<>+4(SB)/4, $2
-DATA shearTab<>+8(SB)/4, $2
-DATA shearTab<>+12(SB)/4, $1
+DATA shearTab<>+8(SB)/4, $0
+DATA shearTab<>+12(SB)/4, $0
 DATA shearTab<>+16(SB)/4, $2
-DATA shearTab<>+20(SB)/4, $0
+DATA shearTab<>+20(SB)/4, $1
 DATA shearTab<>+24(SB)/4, $0
-DATA shearTab<>+28(SB)/4, $2
-DATA shearTab<>+32(SB)/4, $0
-DATA shearTab<>+36(SB)/4, $1
+DATA shearTab<>+28(SB)/4, $0
+DATA shearTab<>+32(SB)/4, $2
+DATA shearTab<>+36(SB)/4, $0
 DATA shearTab<>+40(SB)/4, $1
-DATA shearTab<>+44(SB)/4, $0
-GLOBL shearTab<>(SB), RODATA|NOPTR, $48
+DATA shearTab<>+44(SB)/4, $1
+DATA shearTab<>+48(SB)/4, $0
+DATA shearTab<>+52(SB)/4, $2
+DATA shearTab<>+56(SB)/4, $1
+DATA shearTab<>+60(SB)/4, $1
+DATA shearTab<>+64(SB)/4, $0
+DATA shearTab<>+68(SB)/4, $1
+DATA shearTab<>+72(SB)/4, $2
+DATA shearTab<>+76(SB)/4, $2
+DATA shearTab<>+80(SB)/4, $1
+DATA shearTab<>+84(SB)/4, $0
+DATA shearTab<>+88(SB)/4, $2
+DATA shearTab<>+92(SB)/4, $2
+GLOBL shearTab<>(SB), RODATA|NOPTR, $96
 
 // func slabTestAVX2(n *wideNode, q *slabRay, tMin, tMax float32, near *wideRow) (mask uint)
 TEXT ·slabTestAVX2(SB), NOSPLIT, $0-40
