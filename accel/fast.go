@@ -793,11 +793,7 @@ func (t *TLAS) firstHit(r *Ray, mask uint8, f *firstFound) bool {
 		// The whole walk in one assembly call, where it can.
 		var th topHit
 		wide, nwide, slots, nslots := t.topArgs()
-		s := rayTLASOccludeAVX2(wide, nwide, slots, nslots, r, uint32(mask), f != nil, &th)
-		if s == rayNotFinite && f == nil {
-			s = rayTLASOccludeNaNAVX2(wide, nwide, slots, nslots, r, uint32(mask), false, &th)
-		}
-		switch s {
+		switch rayTLASOccludeAVX2(wide, nwide, slots, nslots, r, uint32(mask), f != nil, &th) {
 		case rayMiss:
 			return false
 		case rayHit:

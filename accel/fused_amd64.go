@@ -115,9 +115,10 @@ const (
 	// (batchResults.walkCoherent); the walks never return it.
 	rayAnswered = 3
 	// rayNotFinite: the ray's inverse direction has an infinite component
-	// (a zero or tiny direction component), which the batches and the TLAS
-	// walks leave to their NaN variants (batchWalkNaNAVX2 and the others;
-	// the BLAS's one-call queries hand such a ray over themselves).
+	// (a zero or tiny direction component), which the batches leave to
+	// their NaN variants (batchWalkNaNAVX2), and which rayTLASOccludeAVX2
+	// with first leaves to Go; the one-call queries hand such a ray to
+	// their NaN variants themselves.
 	rayNotFinite = 4
 )
 
@@ -195,10 +196,10 @@ type topHit struct {
 
 // rayTLASWalkAVX2 is TLAS.IntersectTo's walk for a finite world ray,
 // top level and instances, in one call (see the assembly): rayHit with
-// out set, rayMiss, rayNotFinite for a world or placed ray with an
-// infinite inverse component (rayTLASWalkNaNAVX2 takes those), or
-// rayGoMust where Go must walk the ray (a BLAS without rows, a deep
-// stack). Every answer is intersectTopAVX2's bit for bit
+// out set, rayMiss, or rayGoMust where Go must walk the ray (a BLAS
+// without rows, a deep stack). A world or placed ray with an infinite
+// inverse component it hands over to rayTLASWalkNaNAVX2 in a tail call,
+// as rayWalkAVX2 does. Every answer is intersectTopAVX2's bit for bit
 // (TestTLASTopLevelAVX2MatchesTraversal): the same nodes in the same
 // order, the ray placed with the same roundings.
 //
@@ -208,21 +209,22 @@ func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslot
 // rayTLASOccludeAVX2 is rayTLASWalkAVX2 for TLAS.firstHit's walk
 // (occludedTopAVX2's, each instance's that of rayOccludeAVX2, with
 // first): rayHit as soon as a triangle hits, committed into out with
-// first.
+// first. Rays with an infinite inverse component go on in
+// rayTLASOccludeNaNAVX2 without first, and come back rayNotFinite with
+// it (that walk's order would stop at another hit than the Go loops').
 //
 //go:noescape
 func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 
-// rayTLASWalkNaNAVX2 is rayTLASWalkAVX2 for the rays it answers
-// rayNotFinite (a world or placed ray with an infinite inverse
-// component), with the NaN walks' node test at both levels: the answers
+// rayTLASWalkNaNAVX2 is rayTLASWalkAVX2 for the rays it hands over (a
+// world or placed ray with an infinite inverse component), with the NaN walks' node test at both levels: the answers
 // of the Go loops for any ray.
 //
 //go:noescape
 func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 
-// rayTLASOccludeNaNAVX2 is rayTLASOccludeAVX2 for the rays it answers
-// rayNotFinite, taking each node's first child hit first: whether a
+// rayTLASOccludeNaNAVX2 is rayTLASOccludeAVX2 for the rays it hands
+// over, taking each node's first child hit first: whether a
 // triangle hits (first must be false: which one it stops at is not the
 // Go loops').
 //

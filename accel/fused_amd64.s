@@ -2271,9 +2271,10 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	LOADNODE \
 	JMP  pop
 
-// TLASDONE returns XFOUND as the status (rayHit or rayMiss), rayGoMust
-// at gomust and rayNotFinite at nonfinite.
-#define TLASDONE \
+// TLASDONE returns XFOUND as the status (rayHit or rayMiss) and
+// rayGoMust at gomust; a ray with an infinite inverse component, world or
+// placed, goes on at nonfinite to tonan, as RAYDONE's.
+#define TLASDONE(tonan) \
 topdone: \
 	MOVBQZX XFOUND(SP), AX \
 	VZEROUPPER \
@@ -2285,6 +2286,19 @@ gomust: \
 	RET \
 nonfinite: \
 	VZEROUPPER \
+	tonan
+
+// The tonan of TLASDONE: the closest-hit walk starts over as
+// rayTLASWalkNaNAVX2 (a tail call, as TOWALKNAN); the occlusion walk as
+// rayTLASOccludeNaNAVX2 unless first, whose hit that walk's order would
+// not give (BLAS.firstHit's for such rays), so it answers rayNotFinite
+// and Go walks the ray.
+#define TOTLASWALKNAN RET ·rayTLASWalkNaNAVX2(SB)
+#define TOTLASOCCLUDENAN \
+	CMPB first+44(FP), $0 \
+	JNE  firstnan \
+	RET  ·rayTLASOccludeNaNAVX2(SB) \
+firstnan: \
 	MOVQ $4, status+56(FP) \
 	RET
 
@@ -2292,7 +2306,7 @@ nonfinite: \
 // lane's stack is empty (levelend): the top lane's ends the walk, an
 // instance's records its hit, if it committed one, and goes back to the
 // top lane.
-#define TLASWALKEND \
+#define TLASWALKEND(tonan) \
 levelend: \
 	CMPQ DI, XTOPDI(SP) \
 	JEQ  topdone \
@@ -2301,11 +2315,11 @@ levelend: \
 	INSTHIT \
 leave: \
 	INSTLEAVE \
-	TLASDONE
+	TLASDONE(tonan)
 
 // TLASOCCLUDEEND is TLASWALKEND for the occlusion walks: an instance in
 // which a triangle hits ends the walk.
-#define TLASOCCLUDEEND \
+#define TLASOCCLUDEEND(tonan) \
 levelend: \
 	CMPQ DI, XTOPDI(SP) \
 	JEQ  topdone \
@@ -2315,7 +2329,7 @@ levelend: \
 	JMP  topdone \
 leave: \
 	INSTLEAVE \
-	TLASDONE
+	TLASDONE(tonan)
 
 // func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 //
@@ -2329,8 +2343,8 @@ leave: \
 // whose mask misses or that are not triangles are passed over, as the Go
 // loop does; a BLAS without leaf rows and a deep stack leave the whole
 // ray to Go (rayGoMust), a world or placed ray with an infinite inverse
-// component to rayTLASWalkNaNAVX2 (rayNotFinite). The hit, its instance
-// and its placed ray go to out.
+// component to rayTLASWalkNaNAVX2 (a tail call, TLASDONE). The hit, its
+// instance and its placed ray go to out.
 TEXT ·rayTLASWalkAVX2(SB), $2912-64
 	NO_LOCAL_POINTERS
 	TLASBEGIN(56, 8, NOP, STARTFINITE)
@@ -2338,7 +2352,7 @@ TEXT ·rayTLASWalkAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(56, 8, STARTFINITE)
-	TLASWALKEND
+	TLASWALKEND(TOTLASWALKNAN)
 
 // func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 //
@@ -2353,11 +2367,11 @@ TEXT ·rayTLASOccludeAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(120, 4, STARTFINITE)
-	TLASOCCLUDEEND
+	TLASOCCLUDEEND(TOTLASOCCLUDENAN)
 
 // func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
 //
-// rayTLASWalkAVX2 for the rays it answers rayNotFinite: world and placed
+// rayTLASWalkAVX2 for the rays it hands over: world and placed
 // rays whose inverse directions may have infinite components, walked with
 // SLAB8NAN at both levels, which on a ray without NaN distances gives
 // SLAB8's hits and entry distances (up to the signs of zeros, which no
@@ -2369,11 +2383,11 @@ TEXT ·rayTLASWalkNaNAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(56, 8, STARTNAN)
-	TLASWALKEND
+	TLASWALKEND(NANWALK)
 
 // func rayTLASOccludeNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 //
-// rayTLASOccludeAVX2 for the rays it answers rayNotFinite, with
+// rayTLASOccludeAVX2 for the rays it hands over (first false), with
 // SLAB8NAN and the first child hit first (OCCPICKFIRST) at both levels:
 // the order of the Go loops for such rays at the top level, not at a
 // finite placed ray's, so it answers whether a triangle hits (first
@@ -2385,4 +2399,4 @@ TEXT ·rayTLASOccludeNaNAVX2(SB), $2912-64
 	FRAMELEAF(leaf)
 instleaf:
 	INSTENTER(120, 4, STARTNAN)
-	TLASOCCLUDEEND
+	TLASOCCLUDEEND(NANWALK)

@@ -68,11 +68,7 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 		// The whole walk in one assembly call, where it can.
 		var th topHit
 		wide, nwide, slots, nslots := t.topArgs()
-		s := rayTLASWalkAVX2(wide, nwide, slots, nslots, r, mask, &th)
-		if s == rayNotFinite {
-			s = rayTLASWalkNaNAVX2(wide, nwide, slots, nslots, r, mask, &th)
-		}
-		switch s {
+		switch rayTLASWalkAVX2(wide, nwide, slots, nslots, r, mask, &th) {
 		case rayMiss:
 			*out = Hit{}
 			return false

@@ -316,30 +316,33 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 		world.setup(r.Origin, r.Direction)
 		if !world.finite || r.TMin > r.TMax || !rayUsable(&r) {
 			// Rays the checks refuse go to Go; rays with an infinite
-			// inverse component to the NaN walks, checked against the
-			// Traversal here.
+			// inverse component on to the NaN walks (a tail call),
+			// checked against the Traversal here, but for the occlusion
+			// walk that commits its first hit, which leaves them to Go.
 			var th topHit
 			s := rayTLASWalkAVX2(wide, nwide, slots, nslots, &r, 0xff, &th)
-			if usable := r.TMin <= r.TMax && rayUsable(&r); usable != (s == rayNotFinite) || !usable && s != rayGoMust {
-				t.Fatalf("ray %d %+v: a ray the finite walk cannot take answered %d", i, r, s)
-			}
 			status[s]++
-			if s != rayNotFinite {
+			if usable := r.TMin <= r.TMax && rayUsable(&r); !usable {
+				if s != rayGoMust {
+					t.Fatalf("ray %d %+v: a ray the checks refuse answered %d", i, r, s)
+				}
 				continue
 			}
-			s = rayTLASWalkNaNAVX2(wide, nwide, slots, nslots, &r, 0xff, &th)
 			want, wok := traverseClosest(tl, nil, r, 0, 0xff)
 			var got Hit
 			if s == rayHit {
 				setHit(&got, &tl.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
 			}
-			if s != rayGoMust && ((s == rayHit) != wok || got != want) {
-				t.Fatalf("ray %d %+v: NaN walk %d %+v, traversal %v %+v", i, r, s, got, wok, want)
+			if s == rayNotFinite || s != rayGoMust && ((s == rayHit) != wok || got != want) {
+				t.Fatalf("ray %d %+v: walk %d %+v, traversal %v %+v", i, r, s, got, wok, want)
 			}
-			os := rayTLASOccludeNaNAVX2(wide, nwide, slots, nslots, &r, 0xff, false, &th)
+			os := rayTLASOccludeAVX2(wide, nwide, slots, nslots, &r, 0xff, false, &th)
 			_, wocc := traverseClosest(tl, nil, r, RayFlagAcceptFirstHitAndEndSearch, 0xff)
-			if os != rayGoMust && (os == rayHit) != wocc {
-				t.Fatalf("ray %d %+v: NaN occlusion %d, traversal %v", i, r, os, wocc)
+			if os == rayNotFinite || os != rayGoMust && (os == rayHit) != wocc {
+				t.Fatalf("ray %d %+v: occlusion %d, traversal %v", i, r, os, wocc)
+			}
+			if fs := rayTLASOccludeAVX2(wide, nwide, slots, nslots, &r, 0xff, true, &th); fs != rayNotFinite && fs != rayGoMust {
+				t.Fatalf("ray %d %+v: the first-hit occlusion walk answered %d, want it left to Go", i, r, fs)
 			}
 			nanAnswered++
 			continue
