@@ -31,8 +31,8 @@ import (
 // test the whole triangle wherever it is referenced.
 //
 // Measured on Debian's 2CylinderEngine.glb (121k triangles, one thread),
-// against the same build without spatial splits: see the README's Embree
-// section.
+// against the same build without spatial splits: see docs/against-embree.md
+// ("Spatial splits").
 
 const (
 	// sbvhGrain is the size below which nodes are built without spatial

@@ -6,8 +6,8 @@
 # measure multi-core scaling have no package registry and only minutes
 # to spend. Run it here (with libembree-dev and assimp-testmodels
 # installed), copy the tarball there, unpack it and run its run.sh; the
-# results land in $OUT (default ./out). The README's "On 16 cores"
-# table came from such a run.
+# results land in $OUT (default ./out). The "On 16 cores" tables of
+# docs/against-embree.md came from such runs.
 #
 #   cmd/embreecmp/bundle.sh [tarball]      (default /tmp/raypipe-scaling.tar.gz)
 #
