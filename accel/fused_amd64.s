@@ -1092,7 +1092,110 @@ seek: \
 	MOVQ         hp, AX \
 	MOVQ         AX, 72(DI) \
 	MOVB         $0, FRAMED(DI) \
-	LOADNODE
+	REGNODE
+
+// REGNODE is LOADNODE for the lane RAYSETUP has just set up, from the
+// registers that it stored the lane from (origin and tMin in X0 and X2,
+// direction and tMax in X1, the inverse direction in X4): the same values,
+// without waiting for the stores to reach the loads.
+#define REGNODE \
+	LEAQ         LSLAB(DI), DX \
+	VBROADCASTSS X2, Y6 \
+	VMOVSHDUP    X2, X7 \
+	VBROADCASTSS X7, Y7 \
+	VMOVHLPS     X2, X2, X8 \
+	VBROADCASTSS X8, Y8 \
+	VBROADCASTSS X4, Y9 \
+	VMOVSHDUP    X4, X10 \
+	VBROADCASTSS X10, Y10 \
+	VMOVHLPS     X4, X4, X11 \
+	VBROADCASTSS X11, Y11 \
+	VPERMILPS    $0xff, X0, X12 \
+	VBROADCASTSS X12, Y12 \
+	VPERMILPS    $0xff, X1, X14 \
+	VBROADCASTSS X14, Y14 \
+	FARMAX
+
+// ROOTTEST is ENTRY and the root's NODE for a one-call query whose lane
+// RAYSTART has just set up (stack entries of size bytes, limit of them):
+// the walk from the root with an empty stack, and the root's children
+// tested as SLAB8 tests them (then cmp: ROOTMASK or ROOTMASKSEG), but with
+// the row offsets and the far planes' inverse direction computed in
+// registers, as RAYPLACE computes the ones it stores, instead of loaded
+// from those stores: a ray's first node test waited for them. It goes on
+// at pop when no child is hit and else at rooted, in the walk's steps
+// after their node test. It clobbers AX, DX, R8-R13 and Y0-Y5.
+#define ROOTTEST(limit, size, cmp) \
+	LEAQ    LSTK(DI), BX \
+	LEAQ    LSTK+(limit*size)(DI), AX \
+	MOVQ    AX, LIMP(SP) \
+	MOVQ    wide+0(FP), SI \
+	PREFETCHT0 192(SI) \
+	VMOVMSKPS X4, DX \
+	MOVL    DX, R8 \
+	ANDL    $1, R8 \
+	SHLL    $5, R8       /* x near: 32 where the inverse is negative */ \
+	MOVL    $32, R9 \
+	SUBL    R8, R9       /* x far */ \
+	MOVL    DX, R10 \
+	ANDL    $2, R10 \
+	SHLL    $4, R10 \
+	ADDL    $64, R10     /* y near */ \
+	MOVL    $160, R11 \
+	SUBL    R10, R11     /* y far */ \
+	MOVL    DX, R12 \
+	ANDL    $4, R12 \
+	SHLL    $3, R12 \
+	ADDL    $128, R12    /* z near */ \
+	MOVL    $288, R13 \
+	SUBL    R12, R13     /* z far */ \
+	VBROADCASTSS robust<>(SB), X13 \
+	VMULPS       X13, X4, X13 /* the far planes' inverse */ \
+	PLANE(R8, Y6, Y9, Y0) \
+	PLANE(R10, Y7, Y10, Y2) \
+	PLANE(R12, Y8, Y11, Y4) \
+	VBROADCASTSS X13, Y1 \
+	VMOVUPS      (SI)(R9*1), Y3 \
+	VSUBPS       Y6, Y3, Y3 \
+	VMULPS       Y1, Y3, Y1 \
+	VMOVSHDUP    X13, X3 \
+	VBROADCASTSS X3, Y3 \
+	VMOVUPS      (SI)(R11*1), Y5 \
+	VSUBPS       Y7, Y5, Y5 \
+	VMULPS       Y3, Y5, Y3 \
+	VMOVHLPS     X13, X13, X5 \
+	VBROADCASTSS X5, Y5 \
+	VMOVUPS      (SI)(R13*1), Y13 \
+	VSUBPS       Y8, Y13, Y13 \
+	VMULPS       Y5, Y13, Y5 \
+	FARMAX \
+	VMAXPS    Y2, Y0, Y0 \
+	VMAXPS    Y12, Y4, Y4 \
+	VMAXPS    Y4, Y0, Y0 \
+	VMINPS    Y3, Y1, Y1 \
+	VMINPS    Y13, Y5, Y5 \
+	VMINPS    Y5, Y1, Y1 \
+	cmp \
+	TESTQ     AX, AX \
+	JZ        pop \
+	JMP       rooted
+
+// ROOTMASK and ROOTMASKSEG end ROOTTEST as SLAB8 and SLAB8SEG end.
+#define ROOTMASK \
+	VCMPPS    $2, Y1, Y0, Y1 \
+	VMOVMSKPS Y1, AX
+
+#define ROOTMASKSEG \
+	VCMPPS    $2, Y1, Y0, Y3 \
+	VMOVMSKPS Y3, AX
+
+// The starts of the one-call queries' walks (RAYCLOSEST's and
+// RAYOCCLUDE's start): the root tested at once (ROOTTEST), or, for the NaN
+// walks, whose node test is SLAB8NAN's, from ENTRY.
+#define ROOTCLOSEST ROOTTEST(56, 8, ROOTMASK)
+#define ROOTOCCLUDE ROOTTEST(120, 4, ROOTMASKSEG)
+#define ENTRYCLOSEST ENTRY(8, gomust, rleaf)
+#define ENTRYOCCLUDE ENTRY(4, gomust, rleaf)
 
 // STARTFINITE and STARTNAN are RAYSTART's and RAYSTARTNAN's checks.
 #define STARTFINITE RAYINVFINITE(nonfinite)
@@ -1412,6 +1515,7 @@ several: \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
 	NODEBY(slab, gomust, pop) \
+rooted: \
 	/* R12 ends one past the top entry pushed. */ \
 	pick \
 three: \
@@ -1567,6 +1671,7 @@ chosen:
 #define OCCLUDESTEPS(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
 loop: \
 	NODEBY(slab, gomust, pop) \
+rooted: \
 	pick /* cur: the child reaching farthest; R8: the others */ \
 	MOVL    192(SI)(CX*4), R10 \
 	POPCNTQ R8, R9 /* without a branch: all eight refs */ \
@@ -1622,16 +1727,16 @@ leafout: \
 // lane is set up (RAYQUERY or RAYQUERYRAY): walkAVX2's steps or
 // occludeAVX2's (first read from the argument first) from the root,
 // leaves through FRAMELEAF, the status to status (RAYDONE).
-#define RAYCLOSEST(slab, status, tonan) \
-	ENTRY(8, gomust, rleaf) \
+#define RAYCLOSEST(slab, status, tonan, start) \
+	start \
 	WALKSTEPS(slab, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
 	RAYDONE(status, tonan)
 
-#define RAYOCCLUDE(slab, pick, first, status, tonan) \
+#define RAYOCCLUDE(slab, pick, first, status, tonan, start) \
 	MOVB  first, AX \
 	MOVB  AX, 104(DI) \
-	ENTRY(4, gomust, rleaf) \
+	start \
 	OCCLUDESTEPS(slab, pick, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, gomust, finished) \
 	FRAMELEAF(leaf) \
 	RAYDONE(status, tonan)
@@ -1700,7 +1805,7 @@ empty:
 TEXT ·rayWalkAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTART, 56, h+64(FP))
-	RAYCLOSEST(SLAB8, status+72(FP), TOWALKNAN)
+	RAYCLOSEST(SLAB8, status+72(FP), TOWALKNAN, ROOTCLOSEST)
 
 // func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1709,7 +1814,7 @@ TEXT ·rayWalkAVX2(SB), $1760-80
 TEXT ·rayOccludeAVX2(SB), $1760-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTART, 120, h+72(FP))
-	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP), TOOCCLUDENAN)
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP), TOOCCLUDENAN, ROOTOCCLUDE)
 
 // func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 //
@@ -1718,7 +1823,7 @@ TEXT ·rayOccludeAVX2(SB), $1760-88
 TEXT ·rayIntersectAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTART, 56, h+48(FP))
-	RAYCLOSEST(SLAB8, status+56(FP), TOINTERSECTNAN)
+	RAYCLOSEST(SLAB8, status+56(FP), TOINTERSECTNAN, ROOTCLOSEST)
 
 // func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 //
@@ -1726,7 +1831,7 @@ TEXT ·rayIntersectAVX2(SB), $1760-64
 TEXT ·rayOccludedAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTART, 120, h+56(FP))
-	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP), TOOCCLUDEDNAN)
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP), TOOCCLUDEDNAN, ROOTOCCLUDE)
 
 // func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 //
@@ -1735,7 +1840,7 @@ TEXT ·rayOccludedAVX2(SB), $1760-72
 TEXT ·rayWalkNaNAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTARTNAN, 56, h+64(FP))
-	RAYCLOSEST(SLAB8NAN, status+72(FP), NANWALK)
+	RAYCLOSEST(SLAB8NAN, status+72(FP), NANWALK, ENTRYCLOSEST)
 
 // func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
@@ -1744,19 +1849,19 @@ TEXT ·rayWalkNaNAVX2(SB), $1760-80
 TEXT ·rayOccludeNaNAVX2(SB), $1760-88
 	NO_LOCAL_POINTERS
 	RAYQUERY(RAYSTARTNAN, 120, h+72(FP))
-	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP), NANWALK)
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP), NANWALK, ENTRYOCCLUDE)
 
 // func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
 TEXT ·rayIntersectNaNAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTARTNAN, 56, h+48(FP))
-	RAYCLOSEST(SLAB8NAN, status+56(FP), NANWALK)
+	RAYCLOSEST(SLAB8NAN, status+56(FP), NANWALK, ENTRYCLOSEST)
 
 // func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
 TEXT ·rayOccludedNaNAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
 	RAYQUERYRAY(RAYSTARTNAN, 120, h+56(FP))
-	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP), NANWALK)
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP), NANWALK, ENTRYOCCLUDE)
 
 // func batchWalkAVX2(q *batchQuery)
 //
