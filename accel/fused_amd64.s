@@ -1124,7 +1124,8 @@ seek: \
 // registers, as RAYPLACE computes the ones it stores, instead of loaded
 // from those stores: a ray's first node test waited for them. It goes on
 // at pop when no child is hit and else at rooted, in the walk's steps
-// after their node test. It clobbers AX, DX, R8-R13 and Y0-Y5.
+// after their node test. It clobbers AX, DX, R8-R13 and Y0-Y5 (and Y13,
+// which it sets to FARMAX's bound again).
 #define ROOTTEST(limit, size, cmp) \
 	LEAQ    LSTK(DI), BX \
 	LEAQ    LSTK+(limit*size)(DI), AX \
@@ -1132,42 +1133,19 @@ seek: \
 	MOVQ    wide+0(FP), SI \
 	PREFETCHT0 192(SI) \
 	VMOVMSKPS X4, DX \
-	MOVL    DX, R8 \
-	ANDL    $1, R8 \
-	SHLL    $5, R8       /* x near: 32 where the inverse is negative */ \
-	MOVL    $32, R9 \
-	SUBL    R8, R9       /* x far */ \
-	MOVL    DX, R10 \
-	ANDL    $2, R10 \
-	SHLL    $4, R10 \
-	ADDL    $64, R10     /* y near */ \
-	MOVL    $160, R11 \
-	SUBL    R10, R11     /* y far */ \
-	MOVL    DX, R12 \
-	ANDL    $4, R12 \
-	SHLL    $3, R12 \
-	ADDL    $128, R12    /* z near */ \
-	MOVL    $288, R13 \
-	SUBL    R12, R13     /* z far */ \
+	ROWREG(1, 5, 0, R8, R9) \
+	ROWREG(2, 4, 64, R10, R11) \
+	ROWREG(4, 3, 128, R12, R13) \
 	VBROADCASTSS robust<>(SB), X13 \
 	VMULPS       X13, X4, X13 /* the far planes' inverse */ \
 	PLANE(R8, Y6, Y9, Y0) \
 	PLANE(R10, Y7, Y10, Y2) \
 	PLANE(R12, Y8, Y11, Y4) \
-	VBROADCASTSS X13, Y1 \
-	VMOVUPS      (SI)(R9*1), Y3 \
-	VSUBPS       Y6, Y3, Y3 \
-	VMULPS       Y1, Y3, Y1 \
-	VMOVSHDUP    X13, X3 \
-	VBROADCASTSS X3, Y3 \
-	VMOVUPS      (SI)(R11*1), Y5 \
-	VSUBPS       Y7, Y5, Y5 \
-	VMULPS       Y3, Y5, Y3 \
-	VMOVHLPS     X13, X13, X5 \
-	VBROADCASTSS X5, Y5 \
-	VMOVUPS      (SI)(R13*1), Y13 \
-	VSUBPS       Y8, Y13, Y13 \
-	VMULPS       Y5, Y13, Y5 \
+	FARREG(R9, Y6, X13, Y1, Y3) \
+	VMOVSHDUP X13, X3 \
+	FARREG(R11, Y7, X3, Y3, Y5) \
+	VMOVHLPS  X13, X13, X5 \
+	FARREG(R13, Y8, X5, Y5, Y13) \
 	FARMAX \
 	VMAXPS    Y2, Y0, Y0 \
 	VMAXPS    Y12, Y4, Y4 \
@@ -1179,6 +1157,27 @@ seek: \
 	TESTQ     AX, AX \
 	JZ        pop \
 	JMP       rooted
+
+// ROWREG sets near and far to the byte offsets of an axis' near and far
+// rows in a wideNode, as ROWS computes them, for the sign bit bit (a mask)
+// of DX: base + 32 and base where the inverse direction is negative, else
+// base and base + 32.
+#define ROWREG(bit, shift, base, near, far) \
+	MOVL DX, near \
+	ANDL $bit, near \
+	SHLL $shift, near \
+	ADDL $base, near \
+	MOVL $(2*base+32), far \
+	SUBL near, far
+
+// FARREG is PLANE for a far plane (row offset off, origin o) whose
+// inverse is lane 0 of x, broadcast into dst, which ends with the
+// distances; tmp is clobbered.
+#define FARREG(off, o, x, dst, tmp) \
+	VBROADCASTSS x, dst \
+	VMOVUPS      (SI)(off*1), tmp \
+	VSUBPS       o, tmp, tmp \
+	VMULPS       dst, tmp, dst
 
 // ROOTMASK and ROOTMASKSEG end ROOTTEST as SLAB8 and SLAB8SEG end.
 #define ROOTMASK \
