@@ -311,8 +311,9 @@ func BenchmarkTraceBatch(b *testing.B) {
 // root's children are all missed and the walk is one node test. "asm" is
 // the one-call assembly query alone (rayIntersectAVX2, where it runs),
 // "IntersectTo" and "Occluded" the public entries around it; the
-// differences are the Go layers. On an AMD Zen 3 (2026-11-27): 21, 26
-// and 27 ns a ray; Embree's rtcIntersect1 takes 25 ns on the rays that
+// differences are the Go layers. On an AMD Zen 3 (2026-11-27): 20, 26
+// and 27 ns a ray (the first 21 before the root's test came from
+// registers, 322c7e2); Embree's rtcIntersect1 takes 25 ns on the rays that
 // miss WusonOBJ.obj, through a C loop that converts each ray and hit as
 // cmd/embreecmp's does. Run with:
 //

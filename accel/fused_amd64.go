@@ -217,8 +217,9 @@ func rayTLASWalkAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslot
 func rayTLASOccludeAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, first bool, out *topHit) (status int)
 
 // rayTLASWalkNaNAVX2 is rayTLASWalkAVX2 for the rays it hands over (a
-// world or placed ray with an infinite inverse component), with the NaN walks' node test at both levels: the answers
-// of the Go loops for any ray.
+// world or placed ray with an infinite inverse component), with the NaN
+// walks' node test at both levels: the answers of the Go loops for any
+// ray.
 //
 //go:noescape
 func rayTLASWalkNaNAVX2(wide unsafe.Pointer, nwide int, slots unsafe.Pointer, nslots int, r *Ray, mask uint32, out *topHit) (status int)
