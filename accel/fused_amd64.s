@@ -170,14 +170,23 @@
 // clobbers Y1-Y5 and R8-R13.
 #define SLAB8 \
 	SLABSPANS \
-	VCMPPS    $2, Y1, Y0, Y1 \
-	VMOVMSKPS Y1, AX
+	HITMASK
 
 // SLAB8SEG is SLAB8 that keeps the children's exit distances, for
 // REACH: the hit mask in AX (and its lanes, all ones, in Y3), the entry
 // distances in Y0, the exit distances in Y1.
 #define SLAB8SEG \
 	SLABSPANS \
+	HITMASKSEG
+
+// HITMASK and HITMASKSEG end SLAB8 and SLAB8SEG (and ROOTTEST): the
+// children whose entry distance (Y0) is not past their exit distance (Y1)
+// in AX, and for HITMASKSEG their lanes in Y3 too.
+#define HITMASK \
+	VCMPPS    $2, Y1, Y0, Y1 \
+	VMOVMSKPS Y1, AX
+
+#define HITMASKSEG \
 	VCMPPS    $2, Y1, Y0, Y3 \
 	VMOVMSKPS Y3, AX
 
@@ -229,6 +238,12 @@
 // sees. It clobbers Y2-Y5 and R8-R13.
 #define SLABSPANS \
 	SLABPLANES \
+	SPANS
+
+// SPANS is SLABSPANS' reduction of the six planes' distances in Y0-Y5
+// (x near, x far, y near, ...) with tMin (Y12) and tMax times robustScale
+// (Y13) to the entry and exit distances in Y0 and Y1.
+#define SPANS \
 	VMAXPS    Y2, Y0, Y0 \
 	VMAXPS    Y12, Y4, Y4 \
 	VMAXPS    Y4, Y0, Y0 \
@@ -1119,7 +1134,7 @@ seek: \
 // ROOTTEST is ENTRY and the root's NODE for a one-call query whose lane
 // RAYSTART has just set up (stack entries of size bytes, limit of them):
 // the walk from the root with an empty stack, and the root's children
-// tested as SLAB8 tests them (then cmp: ROOTMASK or ROOTMASKSEG), but with
+// tested as SLAB8 tests them (then cmp: HITMASK or HITMASKSEG), but with
 // the row offsets and the far planes' inverse direction computed in
 // registers, as RAYPLACE computes the ones it stores, instead of loaded
 // from those stores: a ray's first node test waited for them. It goes on
@@ -1147,12 +1162,7 @@ seek: \
 	VMOVHLPS  X13, X13, X5 \
 	FARREG(R13, Y8, X5, Y5, Y13) \
 	FARMAX \
-	VMAXPS    Y2, Y0, Y0 \
-	VMAXPS    Y12, Y4, Y4 \
-	VMAXPS    Y4, Y0, Y0 \
-	VMINPS    Y3, Y1, Y1 \
-	VMINPS    Y13, Y5, Y5 \
-	VMINPS    Y5, Y1, Y1 \
+	SPANS \
 	cmp \
 	TESTQ     AX, AX \
 	JZ        pop \
@@ -1179,20 +1189,11 @@ seek: \
 	VSUBPS       o, tmp, tmp \
 	VMULPS       dst, tmp, dst
 
-// ROOTMASK and ROOTMASKSEG end ROOTTEST as SLAB8 and SLAB8SEG end.
-#define ROOTMASK \
-	VCMPPS    $2, Y1, Y0, Y1 \
-	VMOVMSKPS Y1, AX
-
-#define ROOTMASKSEG \
-	VCMPPS    $2, Y1, Y0, Y3 \
-	VMOVMSKPS Y3, AX
-
 // The starts of the one-call queries' walks (RAYCLOSEST's and
 // RAYOCCLUDE's start): the root tested at once (ROOTTEST), or, for the NaN
 // walks, whose node test is SLAB8NAN's, from ENTRY.
-#define ROOTCLOSEST ROOTTEST(56, 8, ROOTMASK)
-#define ROOTOCCLUDE ROOTTEST(120, 4, ROOTMASKSEG)
+#define ROOTCLOSEST ROOTTEST(56, 8, HITMASK)
+#define ROOTOCCLUDE ROOTTEST(120, 4, HITMASKSEG)
 #define ENTRYCLOSEST ENTRY(8, gomust, rleaf)
 #define ENTRYOCCLUDE ENTRY(4, gomust, rleaf)
 
