@@ -270,7 +270,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	}
 	parallelChunks(splitWork(len(order)), copySlots)
 	buildPhase("slots")
-	b.rows = leafRowsInto(b.rows, b.nodes, b.tris)
+	b.rows = leafRowsInto(b.rows, b.nodes, b.tris, b.primIndex)
 	buildPhase("rows")
 }
 

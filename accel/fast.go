@@ -18,11 +18,15 @@ import (
 const fastUnsupported = RayFlagCullBackFacingTriangles | RayFlagCullFrontFacingTriangles |
 	RayFlagCullOpaque | RayFlagCullNonOpaque | RayFlagSkipTriangles
 
-// fastHit is the committed triangle of a fast walk.
+// fastHit is the committed triangle of a fast walk: its slot and its
+// primitive index (primIndex[slot]), which the assembly walks read from
+// the leaf's rows (leafRows) and the Go walks from primIndex when they
+// commit, so that the hit is built without another cache miss.
 type fastHit struct {
 	t, u, v float32
 	slot    uint32
 	front   bool
+	prim    uint32
 }
 
 // objectRay is a ray in one instance's object space. Its triangle test
@@ -195,8 +199,8 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 				continue
 			}
 			*tMax = t
-			*h = fastHit{t, u, v, s, front}
-			b.prefetchPrim(s)
+			*h = fastHit{t, u, v, s, front, b.primIndex[s]}
+			b.prefetchGeom(s)
 			found = true
 		}
 	}
@@ -375,8 +379,8 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, h *fastHi
 					continue
 				}
 				tm = t
-				*h = fastHit{t, u, v, s, front}
-				b.prefetchPrim(s)
+				*h = fastHit{t, u, v, s, front, b.primIndex[s]}
+				b.prefetchGeom(s)
 				found = true
 			}
 		}
@@ -409,9 +413,9 @@ func (b *BLAS) leafScan(w *watertightRay, lo, hi uint32, tMin, tMax float32, lh 
 		}
 		if leafAsm {
 			if fusedAVX2 {
-				return leafTestAVX2(w, unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
+				return leafTestAVX2(w, unsafe.Pointer(&b.rows[rowsPerSlot*lo]), int(hi-lo), tMin, tMax, lh)
 			}
-			return leafTest(w, unsafe.Pointer(&b.rows[9*lo]), int(hi-lo), tMin, tMax, lh)
+			return leafTest(w, unsafe.Pointer(&b.rows[rowsPerSlot*lo]), int(hi-lo), tMin, tMax, lh)
 		}
 	}
 	all := uint(1)<<(hi-lo) - 1
@@ -578,7 +582,7 @@ func (b *BLAS) firstHit(o *objectRay, tMin, tMax float32, h *fastHit) bool {
 			for s := lo; s < hi; s++ {
 				if t, u, v, front, ok := o.tri().intersect(&tris[s], tMin, tMax); ok {
 					if h != nil {
-						*h = fastHit{t, u, v, s, front}
+						*h = fastHit{t, u, v, s, front, b.primIndex[s]}
 					}
 					return true
 				}
@@ -707,7 +711,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := b.leafScan(o.tri(), lo, hi, tMin, tMax, &lh)
-			if leafOccludes(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
+			if leafOccludes(o.tri(), tris, b.primIndex, lo, cand, edge, &lh, tMin, tMax, h) {
 				return true, true
 			}
 		}
@@ -724,9 +728,9 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 // decides, lh the others' answers) hits over (tMin, tMax): the leaf step
 // of the occlusion walks. Given h, it commits the hit it stops at there,
 // the first in slot order (firstCandidate); else any hit answers.
-func leafOccludes(w *watertightRay, tris []triVerts, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
+func leafOccludes(w *watertightRay, tris []triVerts, prims []uint32, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
 	if h != nil {
-		return firstCandidate(w, tris, lo, cand, edge, lh, tMin, tMax, h)
+		return firstCandidate(w, tris, prims, lo, cand, edge, lh, tMin, tMax, h)
 	}
 	if cand&^edge != 0 {
 		return true // a triangle off the edge cases hits over (tMin, tMax)
@@ -744,11 +748,11 @@ func leafOccludes(w *watertightRay, tris []triVerts, lo uint32, cand, edge uint,
 // decides, lh the others' answers) that hits over (tMin, tMax), in slot
 // order, and reports whether there was one: the leaf step of firstHit's
 // walks.
-func firstCandidate(w *watertightRay, tris []triVerts, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
+func firstCandidate(w *watertightRay, tris []triVerts, prims []uint32, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
 	for m := cand; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros(m)
 		if t, u, v, front, ok := lh.candidate(w, tris, lo, k, edge, tMin, tMax); ok {
-			*h = fastHit{t, u, v, lo + uint32(k), front}
+			*h = fastHit{t, u, v, lo + uint32(k), front, prims[lo+uint32(k)]}
 			return true
 		}
 	}
@@ -943,7 +947,7 @@ func setHit(out *Hit, in *instance, idx uint32, org, dir *vec.Vec3, h *fastHit, 
 	out.T, out.U, out.V = h.t, h.u, h.v
 	out.FrontFace = front
 	out.Opaque = opaqueFor(b.geoms[g].flags, in.flags, flags)
-	out.InstanceIndex, out.GeometryIndex, out.PrimitiveIndex = idx, g, b.primIndex[h.slot]
+	out.InstanceIndex, out.GeometryIndex, out.PrimitiveIndex = idx, g, h.prim
 	out.ObjectRayOrigin.X, out.ObjectRayOrigin.Y, out.ObjectRayOrigin.Z = org.X, org.Y, org.Z
 	out.ObjectRayDirection.X, out.ObjectRayDirection.Y, out.ObjectRayDirection.Z = dir.X, dir.Y, dir.Z
 	out.inst, out.slot = in, h.slot

@@ -86,8 +86,8 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fa
 					continue
 				}
 				tm, tmFar = t, t*robustScale
-				*h = fastHit{t, u, v, s, front}
-				b.prefetchPrim(s)
+				*h = fastHit{t, u, v, s, front, b.primIndex[s]}
+				b.prefetchGeom(s)
 				found = true
 			}
 		}
@@ -154,7 +154,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
-			if leafOccludes(o.tri(), tris, lo, cand, edge, &lh, tMin, tMax, h) {
+			if leafOccludes(o.tri(), tris, b.primIndex, lo, cand, edge, &lh, tMin, tMax, h) {
 				return true, true
 			}
 		}
@@ -235,8 +235,8 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 				continue
 			}
 			tm = t
-			w.h = fastHit{t, u, v, s, front}
-			b.prefetchPrim(s)
+			w.h = fastHit{t, u, v, s, front, b.primIndex[s]}
+			b.prefetchGeom(s)
 			w.found = true
 		}
 		w.tMax = tm
@@ -285,7 +285,7 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
-		if w.occludeLeaf(b.tris, lo, cand, edge, &lh, record) {
+		if w.occludeLeaf(b.tris, b.primIndex, lo, cand, edge, &lh, record) {
 			return false
 		}
 	}

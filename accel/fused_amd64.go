@@ -79,6 +79,8 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.compress)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]
+	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.prim)-20]
+	_ = [1]struct{}{}[primRowBias-0x40000000] // COMMIT's XORL
 	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.sz)-84]
 )
 
@@ -246,9 +248,9 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.wide)-56]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.rows)-104]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.primIndex)-176]
-	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.idx)-20]
-	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.org)-24]
-	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.dir)-36]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.idx)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.org)-28]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.dir)-40]
 )
 
 // batchQuery is a batch for batchWalkAVX2 or batchOccludeAVX2: the
@@ -277,7 +279,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.first)-80]
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.placed)-81]
 	_ = [1]struct{}{}[unsafe.Offsetof(batchQuery{}.steps)-88]
-	_ = [1]struct{}{}[unsafe.Sizeof(fastHit{})-20]
+	_ = [1]struct{}{}[unsafe.Sizeof(fastHit{})-24]
 	_ = [1]struct{}{}[unsafe.Sizeof(Ray{})-32]
 )
 

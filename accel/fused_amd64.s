@@ -89,15 +89,15 @@
 // PREFETCH4 prefetches what the walk reads when it takes the child
 // reference in AX: the four lines of the node it names in the wideNode
 // array at wide, or the first four lines from the first triangle of a
-// leaf in the leaf rows at rows (a leaf of more than five triangles
-// spans more), choosing the address without a branch. It clobbers AX,
-// CX and DX.
+// leaf in the leaf rows at rows (40 bytes a triangle: a leaf of more than
+// four spans more), choosing the address without a branch. It clobbers
+// AX, CX and DX.
 #define PREFETCH4(wide, rows) \
 	MOVL       AX, CX \
 	ANDL       $0x7fffffff, CX \
 	SHRL       $3, CX \
-	LEAQ       (CX)(CX*8), CX \
-	SHLQ       $2, CX \
+	LEAQ       (CX)(CX*4), CX \
+	SHLQ       $3, CX \
 	ADDQ       rows, CX \
 	MOVL       AX, DX \
 	SHLQ       $8, DX \
@@ -358,12 +358,12 @@
 	ANDL   $0x7fffffff, R13 \
 	SHRL   $3, R13 \
 	LEAQ   (R13)(R12*1), AX \
-	LEAQ   (AX)(AX*8), AX \
-	ADDQ   $8, AX \
+	LEAQ   (AX)(AX*4), AX \
+	LEAQ   8(AX)(AX*1), AX /* rowsPerSlot*(first+n) + 8 */ \
 	CMPQ   AX, 24(DI) \
 	JHI    out \
-	LEAQ   (R13)(R13*8), SI \
-	SHLQ   $2, SI \
+	LEAQ   (R13)(R13*4), SI \
+	SHLQ   $3, SI /* 40 bytes a slot */ \
 	ADDQ   16(DI), SI \
 	MOVQ   R12, R11 \
 	SHLQ   $2, R11 \
@@ -1001,8 +1001,8 @@ placed: \
 	RAYCHECK(badray) \
 	setup \
 	MOVQ    72(SI), AX \
-	LEAQ    (R11)(R11*4), CX \
-	LEAQ    (AX)(CX*4), AX   /* &hits[i]: fastHit is 20 bytes */ \
+	LEAQ    (R11)(R11*2), CX \
+	LEAQ    (AX)(CX*8), AX   /* &hits[i]: fastHit is 24 bytes */ \
 	MOVQ    AX, 72(DI) \
 	JMP     resume \
 badray: \
@@ -1451,9 +1451,13 @@ several: \
 	JMP      done
 
 // COMMIT commits the hit of lane R8 (t in X1) of the leaf whose first
-// slot is in R13, as leafHits.hit gives it, into the fastHit at 72(DI):
-// found, tMax and the frame's TMAX follow it, and the primitive index it
-// will read is prefetched. It takes the lane's det, ev and ew from
+// slot is in R13 (its rows at SI, R11 three rows' bytes), as leafHits.hit
+// gives it, into the fastHit at 72(DI), with the primitive index from the
+// leaf's tenth row (leafRows): found, tMax and the frame's TMAX follow it.
+// (Go read primIndex[slot] after the walk, a miss of its own on large
+// scenes even when prefetched here: the 1M terrain's incoherent rays ran
+// 1.17x and its primary rays 1.11x without it, cmd/embreecmp.) It takes
+// the lane's det, ev and ew from
 // LEAFCANDS' vectors, still in Y6, Y10 and Y11 (a permute a lane), as
 // the candidate loop takes t from Y7: storing the four vectors to the
 // frame and reading a lane back, as both did before, put a 32-byte store
@@ -1476,15 +1480,18 @@ several: \
 	VMOVSS     X5, 8(DX) \
 	LEAQ       (R13)(R8*1), AX \
 	MOVL       AX, 12(DX) \
+	LEAQ       (R11)(R11*2), AX /* the primitive index row, past nine */ \
+	ADDQ       SI, AX \
+	MOVL       (AX)(R8*4), AX \
+	XORL       $0x40000000, AX /* primRowBias */ \
+	MOVL       AX, 20(DX) \
 	VXORPS     X6, X6, X6 \
 	VUCOMISS   X6, X2 /* det > 0: front */ \
 	SETHI      16(DX) \
 	MOVB       $1, 105(DI) \
 	VMOVSS     X1, 84(DI) \
 	VBROADCASTSS X1, Y0 \
-	VMOVUPS    Y0, TMAX(SP) \
-	MOVQ       32(DI), DX \
-	PREFETCHT0 (DX)(AX*4)
+	VMOVUPS    Y0, TMAX(SP)
 
 // WALKSTEPS is walkAVX2's loop from the node test on, with DI at the
 // walk's state: a node (loop) or a leaf (leaf) of cur in R10 and X0, the
@@ -2205,9 +2212,9 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 #define BLASWIDE 56
 #define BLASROWS 104
 #define BLASPRIMS 176
-#define TOPIDX 20
-#define TOPORG 24
-#define TOPDIR 36
+#define TOPIDX 24
+#define TOPORG 28
+#define TOPDIR 40
 
 // PLACECOL is PLACEVEC's step for the column at byte off of the
 // matrix at SI and the ray's component at byte k: X0 += column × origin

@@ -1,22 +1,41 @@
 package accel
 
+import "math"
+
 // leafRows lays the triangles of every leaf out as structure-of-arrays
 // rows for the leaf tests that take a whole leaf at once (leafCandidates
 // with GOEXPERIMENT=simd, the assembly leafTest of the scalar walks): the
-// leaf with slots [first, first+n) owns rows[9*first : 9*(first+n)], row
-// 3*vertex+axis holding that component of that vertex for its n
-// triangles, so one load fetches a component for a whole leaf (at most
-// maxLeafCount = 8 triangles, one 8-lane vector). Because leaves cover the
-// slots exactly, the rows take 36 bytes per triangle, as tris does; 8
-// floats of padding at the end let a load read past the last leaf (the
-// extra lanes are masked off).
+// leaf with slots [first, first+n) owns rows[rowsPerSlot*first :
+// rowsPerSlot*(first+n)], row 3*vertex+axis holding that component of that
+// vertex for its n triangles, so one load fetches a component for a whole
+// leaf (at most maxLeafCount = 8 triangles, one 8-lane vector), and row 9
+// the primitive indices of its slots (primIndex's, as float32 bits), which
+// a hit reads from the leaf it was just tested in rather than from
+// primIndex, whose line would be a cache miss of its own after the walk
+// (the 1M terrain's incoherent single rays lost 8% to it). Because leaves
+// cover the slots exactly, the rows take 40 bytes per triangle; 8 floats of
+// padding at the end let a load read past the last leaf (the extra lanes
+// are masked off).
 //
 // BLASes keep rows where a walk tests leaves from them: the vector walks
 // (simdAvailable) and, on amd64, the scalar walks' assembly leaf test
 // (leafAsm); elsewhere rows are nil.
-func leafRows(nodes []node, tris []triVerts) []float32 {
-	return leafRowsInto(newLeafRows(len(tris)), nodes, tris)
+func leafRows(nodes []node, tris []triVerts, prims []uint32) []float32 {
+	return leafRowsInto(newLeafRows(len(tris)), nodes, tris, prims)
 }
+
+// rowsPerSlot is the number of leaf rows, so of floats a triangle slot
+// takes in them: nine coordinates and its primitive index.
+const rowsPerSlot = 10
+
+// primRowBias is XORed into the primitive indices in the leaf rows, so
+// that as floats they are not subnormal (below 2^30 it sets bit 30, which
+// makes the exponent at least 128): the leaf tests load eight lanes of the
+// last vertex row, which for a leaf of fewer than eight triangles reach
+// into its primitive index row, and arithmetic on subnormal floats in those
+// (masked-off) lanes takes a microcode assist: the soups' shadow rays ran
+// at 0.7-0.8x with the indices stored as they are.
+const primRowBias = 1 << 30
 
 // newLeafRows returns zero rows for n triangles where BLASes keep rows,
 // else nil.
@@ -24,11 +43,11 @@ func newLeafRows(n int) []float32 {
 	if !(simdAvailable || leafAsm) || n == 0 {
 		return nil
 	}
-	return hugeSlice[float32](9*n+8, 9*n+8)
+	return hugeSlice[float32](rowsPerSlot*n+8, rowsPerSlot*n+8)
 }
 
 // leafRowsInto is leafRows into rows from newLeafRows(len(tris)).
-func leafRowsInto(rows []float32, nodes []node, tris []triVerts) []float32 {
+func leafRowsInto(rows []float32, nodes []node, tris []triVerts, prims []uint32) []float32 {
 	if rows == nil {
 		return nil
 	}
@@ -39,9 +58,10 @@ func leafRowsInto(rows []float32, nodes []node, tris []triVerts) []float32 {
 				continue
 			}
 			first, cnt := int(n.first), int(n.count)
-			block := rows[9*first : 9*(first+cnt)]
+			block := rows[rowsPerSlot*first : rowsPerSlot*(first+cnt)]
 			for k, t := range tris[first : first+cnt] {
 				// Row by row, last first: one bounds check covers the rest.
+				block[9*cnt+k] = math.Float32frombits(prims[first+k] ^ primRowBias)
 				block[8*cnt+k] = t[2].Z
 				block[7*cnt+k] = t[2].Y
 				block[6*cnt+k] = t[2].X
@@ -58,7 +78,7 @@ func leafRowsInto(rows []float32, nodes []node, tris []triVerts) []float32 {
 }
 
 // leafRowsGrain is the number of binary nodes leafRows lays out per
-// chunk: a leaf writes 9 rows of up to 8 floats, so nodes are cheap to
+// chunk: a leaf writes 10 rows of up to 8 floats, so nodes are cheap to
 // skip and dear to lay out, and a tree of 100k triangles has only 33k-50k
 // nodes (with workGrain it would stay on one goroutine; with 4096, eight
 // chunks for 16 processors).

@@ -145,7 +145,7 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 		}
 		return leafRef(uint32(rng.IntN(1000)), uint32(1+rng.IntN(maxLeafCount)))
 	}
-	leaves := make([]float32, 9*1008)
+	leaves := make([]float32, rowsPerSlot*1008)
 	wide := make([]wideNode, 1)
 	const size = 40
 	var stackA, stackG [size]stackEntry

@@ -21,24 +21,20 @@ import "unsafe"
 
 // prefetchChild prefetches what the walk will read when it visits ref, a
 // child reference of a node of wide: all four cache lines of an inner node, or
-// every line holding a leaf's triangles from leaves (BLAS.leafLines).
+// every line of a leaf's rows from leaves (BLAS.leafLines).
 func prefetchChild(wide []wideNode, leaves unsafe.Pointer, ref uint32) {
 	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), leaves, ref)
 }
 
 // leafLines returns what the scalar walks read a leaf's triangles from,
-// for prefetchChild: the leaf rows when they test leaves from them
-// (leafAsm), else tris. Both take 36 bytes per triangle slot.
+// for prefetchChild: the leaf rows (leafRows), which every BLAS with
+// triangles keeps where prefetchRef prefetches (amd64: leafAsm).
 func (b *BLAS) leafLines() unsafe.Pointer {
-	if leafAsm && b.rows != nil {
-		return unsafe.Pointer(unsafe.SliceData(b.rows))
-	}
-	return unsafe.Pointer(unsafe.SliceData(b.tris))
+	return unsafe.Pointer(unsafe.SliceData(b.rows))
 }
 
 // prefetchChildRows is prefetchChild for the vector walks, which read a
-// leaf's triangles from its rows (leafRows): they take the same 36 bytes
-// per triangle at the same offsets as tris.
+// leaf's triangles from its rows (leafRows), as the scalar walks do.
 func prefetchChildRows(wide []wideNode, rows []float32, ref uint32) {
 	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), unsafe.Pointer(unsafe.SliceData(rows)), ref)
 }
@@ -46,18 +42,18 @@ func prefetchChildRows(wide []wideNode, rows []float32, ref uint32) {
 // The assembly hard-codes the layout: these fail to compile if it changes.
 var (
 	_ = [1]struct{}{}[unsafe.Sizeof(wideNode{})-256]
-	_ = [1]struct{}{}[unsafe.Sizeof(triVerts{})-36]
+	_ = [1]struct{}{}[rowsPerSlot*4-40]
 	_ = [1]struct{}{}[leafBit-1<<31]
 	_ = [1]struct{}{}[leafCountBits-3]
 )
 
-// prefetchPrim prefetches what makeHit reads for the triangle in slot s,
-// when a walk commits it: the primitive index and, with several
-// geometries, the geometry index. The walk goes on meanwhile, so the miss
-// (a line apart from the triangle's, one per hit ray) is mostly hidden by
-// the time the hit is built.
-func (b *BLAS) prefetchPrim(s uint32) {
-	prefetchLine(unsafe.Pointer(&b.primIndex[s]))
+// prefetchGeom prefetches what setHit reads for the triangle in slot s
+// besides the fastHit, when a walk commits it: with several geometries,
+// the geometry index. The walk goes on meanwhile, so the miss (a line
+// apart from the triangle's, one per hit ray) is mostly hidden by the time
+// the hit is built. (The primitive index the walk reads at once: its
+// load is not on the walk's chain either.)
+func (b *BLAS) prefetchGeom(s uint32) {
 	if len(b.geoms) > 1 {
 		prefetchLine(unsafe.Pointer(&b.primGeom[s]))
 	}

@@ -1,12 +1,12 @@
 // PREFETCHREF issues the prefetches of prefetchRef for the child reference
 // in AX: PREFETCHT0 of the four lines of the node it names in the wideNode
-// array at wide, or of every line of a leaf's triangles (36 bytes each) in
-// the array at tris. wide and tris are registers or memory operands other
-// than AX, CX and DX, which it clobbers; it goes on at done. The layout
-// constants mirror wide.go and geometry.go: wideNode is 256 bytes, triVerts
-// 36; a leaf reference is leafBit | first<<3 | count-1. Its labels
-// (pfleaf, pfloop) allow one use per TEXT.
-#define PREFETCHREF(wide, tris, done) \
+// array at wide, or of every line of a leaf's rows (40 bytes a triangle,
+// rowsPerSlot floats) in the array at rows. wide and rows are registers or
+// memory operands other than AX, CX and DX, which it clobbers; it goes on
+// at done. The layout constants mirror wide.go and leafrows.go: wideNode
+// is 256 bytes, a slot 40 bytes of rows; a leaf reference is leafBit |
+// first<<3 | count-1. Its labels (pfleaf, pfloop) allow one use per TEXT.
+#define PREFETCHREF(wide, rows, done) \
 	TESTL AX, AX \
 	JS   pfleaf \
 	SHLQ $8, AX \
@@ -22,11 +22,11 @@ pfleaf: \
 	INCL CX \
 	ANDL $0x7fffffff, AX \
 	SHRL $3, AX \
-	LEAQ (AX)(AX*8), AX \
-	SHLQ $2, AX \
-	LEAQ (CX)(CX*8), CX \
-	SHLQ $2, CX \
-	ADDQ tris, AX \
+	LEAQ (AX)(AX*4), AX \
+	SHLQ $3, AX \
+	LEAQ (CX)(CX*4), CX \
+	SHLQ $3, CX \
+	ADDQ rows, AX \
 	LEAQ (AX)(CX*1), DX \
 	ANDQ $~63, AX \
 pfloop: \

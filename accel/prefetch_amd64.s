@@ -2,12 +2,12 @@
 
 #include "prefetch_amd64.h"
 
-// func prefetchRef(wide, tris unsafe.Pointer, ref uint32)
+// func prefetchRef(wide, rows unsafe.Pointer, ref uint32)
 //
 // The body is PREFETCHREF (prefetch_amd64.h), which nodeStep shares.
 TEXT ·prefetchRef(SB), NOSPLIT|NOFRAME, $0-20
 	MOVL ref+16(FP), AX
-	PREFETCHREF(wide+0(FP), tris+8(FP), done)
+	PREFETCHREF(wide+0(FP), rows+8(FP), done)
 
 done:
 	RET

@@ -484,7 +484,7 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 	}
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
 	b.wide = widen(b.nodes)
-	b.rows = leafRows(b.nodes, b.tris)
+	b.rows = leafRows(b.nodes, b.tris, b.primIndex)
 	return b, nil
 }
 

@@ -53,7 +53,7 @@ func (r *rayBox) hitWideSIMD(n *wideNode, tMin, tMax float32, near *wideRow) uin
 // Every value comes from the same operations in the same order as in
 // intersect, so the answers are those of the scalar loop.
 func (w *watertightRay) leafCandidates(rows []float32, first, n uint32, tMin, tMax float32, out *leafHits) (cand, edge uint) {
-	base := unsafe.Pointer(&rows[9*first])
+	base := unsafe.Pointer(&rows[rowsPerSlot*first])
 	row := func(vertex, axis int) archsimd.Float32x8 {
 		return archsimd.LoadFloat32x8((*[8]float32)(unsafe.Add(base, uintptr(3*vertex+axis)*uintptr(n)*4)))
 	}
