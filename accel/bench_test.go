@@ -337,11 +337,11 @@ func BenchmarkRayFixedCost(b *testing.B) {
 			b.Skip("the one-call assembly queries do not run here")
 		}
 		var h fastHit
-		wide, rows, prims := bl.asmArrays()
+		wide, rows := bl.asmArrays()
 		b.ResetTimer()
 		for range b.N {
 			for i := range rays {
-				if rayIntersectAVX2(wide, len(bl.wide), rows, len(bl.rows), prims, &rays[i], &h) != rayMiss {
+				if rayIntersectAVX2(wide, len(bl.wide), rows, len(bl.rows), &rays[i], &h) != rayMiss {
 					b.Fatalf("ray %d: not a miss", i)
 				}
 			}

@@ -483,20 +483,20 @@ const (
 // (tMin, tMax), checked as Intersect checks it, and returns its result:
 // rayGoMust when Go must walk the ray instead.
 func (b *BLAS) queryAVX2(org, dir *vec.Vec3, tMin, tMax float32, mode int, h *fastHit) int {
-	// b's blasArrays field by field: a struct of five fields is built in
-	// memory and copied with 16-byte loads, which stall on the stores
-	// just made (7% of a 100k-terrain query).
-	wide, rows, prims := b.asmArrays()
+	// b's blasArrays field by field: a struct is built in memory and
+	// copied with 16-byte loads, which stall on the stores just made (7% of
+	// a 100k-terrain query).
+	wide, rows := b.asmArrays()
 	if mode != rayClosest {
-		return rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, mode == rayFirst, h)
+		return rayOccludeAVX2(wide, len(b.wide), rows, len(b.rows), org, dir, tMin, tMax, mode == rayFirst, h)
 	}
-	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), prims, org, dir, tMin, tMax, h)
+	return rayWalkAVX2(wide, len(b.wide), rows, len(b.rows), org, dir, tMin, tMax, h)
 }
 
 // asmArrays returns the first elements of the arrays the one-call
-// queries read, the node, leaf-row and primitive-index arrays.
-func (b *BLAS) asmArrays() (wide, rows, prims unsafe.Pointer) {
-	return unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows)), unsafe.Pointer(unsafe.SliceData(b.primIndex))
+// queries read, the node and leaf-row arrays.
+func (b *BLAS) asmArrays() (wide, rows unsafe.Pointer) {
+	return unsafe.Pointer(unsafe.SliceData(b.wide)), unsafe.Pointer(unsafe.SliceData(b.rows))
 }
 
 // rayAVX2 runs rayIntersectAVX2 (modes rayClosest, rayFirst) or
@@ -505,11 +505,11 @@ func (b *BLAS) asmArrays() (wide, rows, prims unsafe.Pointer) {
 // that fails the checks too). The arrays go field by field, as in
 // queryAVX2.
 func (b *BLAS) rayAVX2(r *Ray, mode int, h *fastHit) int {
-	wide, rows, prims := b.asmArrays()
+	wide, rows := b.asmArrays()
 	if mode != rayClosest {
-		return rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, mode == rayFirst, h)
+		return rayOccludedAVX2(wide, len(b.wide), rows, len(b.rows), r, mode == rayFirst, h)
 	}
-	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), prims, r, h)
+	return rayIntersectAVX2(wide, len(b.wide), rows, len(b.rows), r, h)
 }
 
 // queriesInAsm reports whether queries on b run whole in queryAVX2: in the
@@ -972,7 +972,10 @@ type blasArrays struct {
 	nwide int
 	rows  unsafe.Pointer // &rows[0], the leaf rows (leafRows)
 	nrows int            // len(rows)
-	prims unsafe.Pointer // &primIndex[0], prefetched at each commit
+	// A word the walks no longer read (&primIndex[0], which they
+	// prefetched at each commit until hits took the index from the leaf
+	// rows): it keeps the offsets that the assembly hard-codes.
+	_ uintptr
 }
 
 // arrays returns b's blasArrays.
@@ -980,6 +983,5 @@ func (b *BLAS) arrays() blasArrays {
 	return blasArrays{
 		wide: unsafe.Pointer(unsafe.SliceData(b.wide)), nwide: len(b.wide),
 		rows: unsafe.Pointer(unsafe.SliceData(b.rows)), nrows: len(b.rows),
-		prims: unsafe.Pointer(unsafe.SliceData(b.primIndex)),
 	}
 }

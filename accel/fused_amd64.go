@@ -142,26 +142,26 @@ const (
 // of its own explains.
 //
 //go:noescape
-func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
+func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 
 // rayOccludeAVX2 is rayWalkAVX2 for occludeAVX2's steps: rayHit when a
 // triangle hits, which, with first, it commits into h (firstHit's walk).
 //
 //go:noescape
-func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 
 // rayIntersectAVX2 is rayWalkAVX2 for the Ray at r in the BLAS's own
 // space, as BLAS.Intersect places it, checked (rayUsable, TMin <= TMax)
 // by the routine itself: rays that fail the checks come back rayGoMust.
 //
 //go:noescape
-func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
+func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, h *fastHit) (status int)
 
 // rayOccludedAVX2 is rayOccludeAVX2 for the Ray at r, as
 // rayIntersectAVX2.
 //
 //go:noescape
-func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, first bool, h *fastHit) (status int)
 
 // rayWalkNaNAVX2, rayOccludeNaNAVX2, rayIntersectNaNAVX2 and
 // rayOccludedNaNAVX2 are the one-call queries for the rays the others
@@ -177,16 +177,16 @@ func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows 
 // they cannot take come back rayGoMust.
 //
 //go:noescape
-func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
+func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 
 //go:noescape
-func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 
 //go:noescape
-func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
+func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, h *fastHit) (status int)
 
 //go:noescape
-func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, first bool, h *fastHit) (status int)
 
 // topHit is what rayTLASWalkAVX2 reports of its hit: the triangle's
 // (fastHit), the instance's index and the ray placed in it.
@@ -247,7 +247,6 @@ var (
 	_ = [1]struct{}{}[GeometryTriangles]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.wide)-56]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.rows)-104]
-	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.primIndex)-176]
 	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.idx)-24]
 	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.org)-28]
 	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.dir)-40]

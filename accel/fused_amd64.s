@@ -851,8 +851,6 @@ exactmiss: \
 	MOVQ AX, 16(DI) \
 	MOVQ 24(SI), AX \
 	MOVQ AX, 24(DI) \
-	MOVQ 32(SI), AX \
-	MOVQ AX, 32(DI) \
 	MOVQ $limit, 64(DI) \
 	LEAQ ·compressSlots(SB), AX \
 	MOVQ AX, 112(DI)
@@ -1051,16 +1049,16 @@ seek: \
 // offset differs between the entries). A ray RAYSETUP refuses goes on at
 // gomust.
 #define RAYQUERY(start, limit, hp) \
-	MOVQ         org+40(FP), AX \
+	MOVQ         org+32(FP), AX \
 	VMOVSS       0(AX), X0 \
 	VINSERTPS    $0x10, 4(AX), X0, X0 \
 	VINSERTPS    $0x20, 8(AX), X0, X0 \
-	VINSERTPS    $0x30, tMin+56(FP), X0, X0 /* origin, tMin */ \
-	MOVQ         dir+48(FP), AX \
+	VINSERTPS    $0x30, tMin+48(FP), X0, X0 /* origin, tMin */ \
+	MOVQ         dir+40(FP), AX \
 	VMOVSS       0(AX), X1 \
 	VINSERTPS    $0x10, 4(AX), X1, X1 \
 	VINSERTPS    $0x20, 8(AX), X1, X1 \
-	VINSERTPS    $0x30, tMax+60(FP), X1, X1 /* direction, tMax */ \
+	VINSERTPS    $0x30, tMax+52(FP), X1, X1 /* direction, tMax */ \
 	start(limit, hp)
 
 // LOADRAY loads the Ray at AX a float at a time, as RAYQUERY reads its
@@ -1082,7 +1080,7 @@ seek: \
 // is, which identityVector leaves alone for a direction without zero
 // components, the only ones RAYSETUP takes).
 #define RAYQUERYRAY(start, limit, hp) \
-	MOVQ         r+40(FP), AX \
+	MOVQ         r+32(FP), AX \
 	LOADRAY \
 	RAYCHECK(gomust) \
 	VADDPS       plusZero<>(SB), X0, X0 \
@@ -1805,70 +1803,70 @@ empty:
 	MOVB $0, more+8(FP)
 	RET
 
-// func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
+// func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 //
 // It sets a lane up for the ray (RAYQUERY) and runs walkAVX2's steps on
 // it from the root, in its own frame.
-TEXT ·rayWalkAVX2(SB), $1760-80
+TEXT ·rayWalkAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
-	RAYQUERY(RAYSTART, 56, h+64(FP))
-	RAYCLOSEST(SLAB8, status+72(FP), TOWALKNAN, ROOTCLOSEST)
+	RAYQUERY(RAYSTART, 56, h+56(FP))
+	RAYCLOSEST(SLAB8, status+64(FP), TOWALKNAN, ROOTCLOSEST)
 
-// func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+// func rayOccludeAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
 // rayWalkAVX2 for occludeAVX2's steps: rayHit for a ray that hits a
 // triangle, which, with first, it commits into h (firstHit's walk).
-TEXT ·rayOccludeAVX2(SB), $1760-88
+TEXT ·rayOccludeAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
-	RAYQUERY(RAYSTART, 120, h+72(FP))
-	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+64(FP), status+80(FP), TOOCCLUDENAN, ROOTOCCLUDE)
+	RAYQUERY(RAYSTART, 120, h+64(FP))
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+56(FP), status+72(FP), TOOCCLUDENAN, ROOTOCCLUDE)
 
-// func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
+// func rayIntersectAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, h *fastHit) (status int)
 //
 // rayWalkAVX2 for the Ray at r, which it checks and places itself
 // (RAYQUERYRAY).
-TEXT ·rayIntersectAVX2(SB), $1760-64
+TEXT ·rayIntersectAVX2(SB), $1760-56
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(RAYSTART, 56, h+48(FP))
-	RAYCLOSEST(SLAB8, status+56(FP), TOINTERSECTNAN, ROOTCLOSEST)
+	RAYQUERYRAY(RAYSTART, 56, h+40(FP))
+	RAYCLOSEST(SLAB8, status+48(FP), TOINTERSECTNAN, ROOTCLOSEST)
 
-// func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
+// func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, first bool, h *fastHit) (status int)
 //
 // rayOccludeAVX2 for the Ray at r, as rayIntersectAVX2.
-TEXT ·rayOccludedAVX2(SB), $1760-72
+TEXT ·rayOccludedAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(RAYSTART, 120, h+56(FP))
-	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+48(FP), status+64(FP), TOOCCLUDEDNAN, ROOTOCCLUDE)
+	RAYQUERYRAY(RAYSTART, 120, h+48(FP))
+	RAYOCCLUDE(SLAB8SEG, OCCPICKBRANCH, first+40(FP), status+56(FP), TOOCCLUDEDNAN, ROOTOCCLUDE)
 
-// func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
+// func rayWalkNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 //
 // rayWalkAVX2 for rays whose inverse direction has infinite components
 // (a zero or tiny direction component), with SLAB8NAN's node test.
-TEXT ·rayWalkNaNAVX2(SB), $1760-80
+TEXT ·rayWalkNaNAVX2(SB), $1760-72
 	NO_LOCAL_POINTERS
-	RAYQUERY(RAYSTARTNAN, 56, h+64(FP))
-	RAYCLOSEST(SLAB8NAN, status+72(FP), NANWALK, ENTRYCLOSEST)
+	RAYQUERY(RAYSTARTNAN, 56, h+56(FP))
+	RAYCLOSEST(SLAB8NAN, status+64(FP), NANWALK, ENTRYCLOSEST)
 
-// func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
+// func rayOccludeNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, first bool, h *fastHit) (status int)
 //
 // rayOccludeAVX2 as rayWalkNaNAVX2, taking each node's first child hit
 // first (OCCPICKFIRST).
-TEXT ·rayOccludeNaNAVX2(SB), $1760-88
+TEXT ·rayOccludeNaNAVX2(SB), $1760-80
 	NO_LOCAL_POINTERS
-	RAYQUERY(RAYSTARTNAN, 120, h+72(FP))
-	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+64(FP), status+80(FP), NANWALK, ENTRYOCCLUDE)
+	RAYQUERY(RAYSTARTNAN, 120, h+64(FP))
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+56(FP), status+72(FP), NANWALK, ENTRYOCCLUDE)
 
-// func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, h *fastHit) (status int)
-TEXT ·rayIntersectNaNAVX2(SB), $1760-64
+// func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, h *fastHit) (status int)
+TEXT ·rayIntersectNaNAVX2(SB), $1760-56
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(RAYSTARTNAN, 56, h+48(FP))
-	RAYCLOSEST(SLAB8NAN, status+56(FP), NANWALK, ENTRYCLOSEST)
+	RAYQUERYRAY(RAYSTARTNAN, 56, h+40(FP))
+	RAYCLOSEST(SLAB8NAN, status+48(FP), NANWALK, ENTRYCLOSEST)
 
-// func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, prims unsafe.Pointer, r *Ray, first bool, h *fastHit) (status int)
-TEXT ·rayOccludedNaNAVX2(SB), $1760-72
+// func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, first bool, h *fastHit) (status int)
+TEXT ·rayOccludedNaNAVX2(SB), $1760-64
 	NO_LOCAL_POINTERS
-	RAYQUERYRAY(RAYSTARTNAN, 120, h+56(FP))
-	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+48(FP), status+64(FP), NANWALK, ENTRYOCCLUDE)
+	RAYQUERYRAY(RAYSTARTNAN, 120, h+48(FP))
+	RAYOCCLUDE(SLAB8NAN, OCCPICKFIRST, first+40(FP), status+56(FP), NANWALK, ENTRYOCCLUDE)
 
 // func batchWalkAVX2(q *batchQuery)
 //
@@ -2203,7 +2201,7 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 
 // Layouts the walk reads (asserted in fused_amd64.go): a topSlot's
 // worldToObject, blas, instance index and mask; a BLAS's typ, wide, rows
-// and primIndex; topHit's fields.
+// and their lengths; topHit's fields.
 #define SLOTW2O 0
 #define SLOTBLAS 48
 #define SLOTIDX 56
@@ -2211,7 +2209,6 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 #define BLASTYP 4
 #define BLASWIDE 56
 #define BLASROWS 104
-#define BLASPRIMS 176
 #define TOPIDX 24
 #define TOPORG 28
 #define TOPDIR 40
@@ -2278,7 +2275,6 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVQ AX, 8(DI) \
 	MOVQ $0, 16(DI) \
 	MOVQ $0, 24(DI) \
-	MOVQ $0, 32(DI) \
 	MOVQ $0, 48(DI) \
 	MOVQ $limit, 64(DI) \
 	MOVQ $0, 72(DI) \
@@ -2343,8 +2339,6 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVQ AX, 16(DI) \
 	MOVQ BLASROWS+8(DX), AX \
 	MOVQ AX, 24(DI) \
-	MOVQ BLASPRIMS(DX), AX \
-	MOVQ AX, 32(DI) \
 	MOVQ $limit, 64(DI) \
 	MOVQ out+48(FP), AX \
 	MOVQ AX, 72(DI) \
