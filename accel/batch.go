@@ -576,8 +576,7 @@ func (b *BLAS) stepClosest(w *batchWalk) bool {
 				continue
 			}
 			tm = t
-			w.h = fastHit{t, u, v, s, front, b.primIndex[s]}
-			b.prefetchGeom(s)
+			w.h = fastHit{t, u, v, s, front, b.primID(s)}
 			w.found = true
 		}
 		w.tMax = tm
@@ -626,7 +625,7 @@ func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := b.leafScan(w.o.tri(), lo, hi, w.tMin, w.tMax, &lh)
-		if w.occludeLeaf(b.tris, b.primIndex, lo, cand, edge, &lh, record) {
+		if w.occludeLeaf(b, lo, cand, edge, &lh, record) {
 			return false
 		}
 	}
@@ -641,12 +640,12 @@ func (b *BLAS) stepOccluded(w *batchWalk, record bool) bool {
 // occludeLeaf is the leaf step of w's occlusion walk on a leaf test's
 // candidates (leafOccludes), committing the hit it stops at into w.h with
 // record (batchFirst); it reports whether the walk has its answer.
-func (w *batchWalk) occludeLeaf(tris []triVerts, prims []uint32, lo uint32, cand, edge uint, lh *leafHits, record bool) bool {
+func (w *batchWalk) occludeLeaf(b *BLAS, lo uint32, cand, edge uint, lh *leafHits, record bool) bool {
 	var h *fastHit
 	if record {
 		h = &w.h
 	}
-	if !leafOccludes(w.o.tri(), tris, prims, lo, cand, edge, lh, w.tMin, w.tMax, h) {
+	if !leafOccludes(b, w.o.tri(), lo, cand, edge, lh, w.tMin, w.tMax, h) {
 		return false
 	}
 	w.found = true

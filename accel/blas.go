@@ -41,7 +41,8 @@ type BLAS struct {
 // geomInfo is what a BLAS keeps of each input geometry.
 type geomInfo struct {
 	flags        GeometryFlags
-	prims        int // primitives, active or not
+	prims        int    // primitives, active or not
+	first        uint32 // the primitive id of its primitive 0 (BLAS.primID)
 	hasTransform bool
 	vertexFormat VertexFormat
 	indexFormat  IndexFormat
@@ -159,7 +160,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	total := 0
 	for g := range dec {
 		d := &dec[g]
-		b.geoms[g] = geomInfo{flags: d.flags, prims: d.primCount(), hasTransform: d.hasTransform,
+		b.geoms[g] = geomInfo{flags: d.flags, prims: d.primCount(), first: uint32(total), hasTransform: d.hasTransform,
 			vertexFormat: d.vertexFormat, indexFormat: d.indexFormat, vertexCount: d.vertexCount,
 			indexCount: d.indexCount, indexHash: d.indexHash}
 		total += d.primCount()
@@ -270,7 +271,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	}
 	parallelChunks(splitWork(len(order)), copySlots)
 	buildPhase("slots")
-	b.rows = leafRowsInto(b.rows, b.nodes, b.tris, b.primIndex)
+	b.rows = b.leafRowsInto(b.rows)
 	buildPhase("rows")
 }
 

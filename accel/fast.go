@@ -19,14 +19,14 @@ const fastUnsupported = RayFlagCullBackFacingTriangles | RayFlagCullFrontFacingT
 	RayFlagCullOpaque | RayFlagCullNonOpaque | RayFlagSkipTriangles
 
 // fastHit is the committed triangle of a fast walk: its slot and its
-// primitive index (primIndex[slot]), which the assembly walks read from
-// the leaf's rows (leafRows) and the Go walks from primIndex when they
-// commit, so that the hit is built without another cache miss.
+// primitive id (BLAS.primID), which the assembly walks read from the
+// leaf's rows (leafRows) and the Go walks from primIndex and primGeom when
+// they commit, so that the hit is built without another cache miss.
 type fastHit struct {
 	t, u, v float32
 	slot    uint32
 	front   bool
-	prim    uint32
+	id      uint32
 }
 
 // objectRay is a ray in one instance's object space. Its triangle test
@@ -199,8 +199,7 @@ func (b *BLAS) walk(o *objectRay, tMin float32, tMax *float32, first bool, h *fa
 				continue
 			}
 			*tMax = t
-			*h = fastHit{t, u, v, s, front, b.primIndex[s]}
-			b.prefetchGeom(s)
+			*h = fastHit{t, u, v, s, front, b.primID(s)}
 			found = true
 		}
 	}
@@ -379,8 +378,7 @@ func (b *BLAS) walkFiniteOn(o *objectRay, tMin float32, tMax *float32, h *fastHi
 					continue
 				}
 				tm = t
-				*h = fastHit{t, u, v, s, front, b.primIndex[s]}
-				b.prefetchGeom(s)
+				*h = fastHit{t, u, v, s, front, b.primID(s)}
 				found = true
 			}
 		}
@@ -582,7 +580,7 @@ func (b *BLAS) firstHit(o *objectRay, tMin, tMax float32, h *fastHit) bool {
 			for s := lo; s < hi; s++ {
 				if t, u, v, front, ok := o.tri().intersect(&tris[s], tMin, tMax); ok {
 					if h != nil {
-						*h = fastHit{t, u, v, s, front, b.primIndex[s]}
+						*h = fastHit{t, u, v, s, front, b.primID(s)}
 					}
 					return true
 				}
@@ -630,7 +628,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 	}
 	sp := 0
 	cur := uint32(0)
-	wide, tris := b.wide, b.tris
+	wide := b.wide
 	leaves := b.leafLines()
 	r := &o.rb
 	ox, oy, oz := r.org.X, r.org.Y, r.org.Z
@@ -711,7 +709,7 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := b.leafScan(o.tri(), lo, hi, tMin, tMax, &lh)
-			if leafOccludes(o.tri(), tris, b.primIndex, lo, cand, edge, &lh, tMin, tMax, h) {
+			if leafOccludes(b, o.tri(), lo, cand, edge, &lh, tMin, tMax, h) {
 				return true, true
 			}
 		}
@@ -728,15 +726,15 @@ func (b *BLAS) occludesFiniteOn(o *objectRay, tMin, tMax float32, stack []uint32
 // decides, lh the others' answers) hits over (tMin, tMax): the leaf step
 // of the occlusion walks. Given h, it commits the hit it stops at there,
 // the first in slot order (firstCandidate); else any hit answers.
-func leafOccludes(w *watertightRay, tris []triVerts, prims []uint32, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
+func leafOccludes(b *BLAS, w *watertightRay, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
 	if h != nil {
-		return firstCandidate(w, tris, prims, lo, cand, edge, lh, tMin, tMax, h)
+		return firstCandidate(b, w, lo, cand, edge, lh, tMin, tMax, h)
 	}
 	if cand&^edge != 0 {
 		return true // a triangle off the edge cases hits over (tMin, tMax)
 	}
 	for m := edge; m != 0; m &= m - 1 {
-		if _, _, _, _, ok := w.intersect(&tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
+		if _, _, _, _, ok := w.intersect(&b.tris[lo+uint32(bits.TrailingZeros(m))], tMin, tMax); ok {
 			return true
 		}
 	}
@@ -748,11 +746,11 @@ func leafOccludes(w *watertightRay, tris []triVerts, prims []uint32, lo uint32, 
 // decides, lh the others' answers) that hits over (tMin, tMax), in slot
 // order, and reports whether there was one: the leaf step of firstHit's
 // walks.
-func firstCandidate(w *watertightRay, tris []triVerts, prims []uint32, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
+func firstCandidate(b *BLAS, w *watertightRay, lo uint32, cand, edge uint, lh *leafHits, tMin, tMax float32, h *fastHit) bool {
 	for m := cand; m != 0; m &= m - 1 {
 		k := bits.TrailingZeros(m)
-		if t, u, v, front, ok := lh.candidate(w, tris, lo, k, edge, tMin, tMax); ok {
-			*h = fastHit{t, u, v, lo + uint32(k), front, prims[lo+uint32(k)]}
+		if t, u, v, front, ok := lh.candidate(w, b.tris, lo, k, edge, tMin, tMax); ok {
+			*h = fastHit{t, u, v, lo + uint32(k), front, b.primID(lo + uint32(k))}
 			return true
 		}
 	}
@@ -935,10 +933,7 @@ func (t *TLAS) occludesIn(leaf uint32, r *Ray, mask uint8, f *firstFound) bool {
 // hit that cost about a tenth of a cached walk).
 func setHit(out *Hit, in *instance, idx uint32, org, dir *vec.Vec3, h *fastHit, flags RayFlags) {
 	b := in.blas
-	g := uint32(0)
-	if len(b.geoms) > 1 {
-		g = b.primGeom[h.slot]
-	}
+	g, p := b.splitID(h.id)
 	front := h.front
 	if in.flags&InstanceTriangleFrontCounterClockwise != 0 {
 		front = !front
@@ -947,7 +942,7 @@ func setHit(out *Hit, in *instance, idx uint32, org, dir *vec.Vec3, h *fastHit, 
 	out.T, out.U, out.V = h.t, h.u, h.v
 	out.FrontFace = front
 	out.Opaque = opaqueFor(b.geoms[g].flags, in.flags, flags)
-	out.InstanceIndex, out.GeometryIndex, out.PrimitiveIndex = idx, g, h.prim
+	out.InstanceIndex, out.GeometryIndex, out.PrimitiveIndex = idx, g, p
 	out.ObjectRayOrigin.X, out.ObjectRayOrigin.Y, out.ObjectRayOrigin.Z = org.X, org.Y, org.Z
 	out.ObjectRayDirection.X, out.ObjectRayDirection.Y, out.ObjectRayDirection.Z = dir.X, dir.Y, dir.Z
 	out.inst, out.slot = in, h.slot

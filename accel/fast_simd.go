@@ -86,8 +86,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fa
 					continue
 				}
 				tm, tmFar = t, t*robustScale
-				*h = fastHit{t, u, v, s, front, b.primIndex[s]}
-				b.prefetchGeom(s)
+				*h = fastHit{t, u, v, s, front, b.primID(s)}
 				found = true
 			}
 		}
@@ -110,7 +109,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fa
 func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []uint32, h *fastHit) (hit, done bool) {
 	sp := 0
 	cur := uint32(0)
-	wide, tris, rows := b.wide, b.tris, b.rows
+	wide, rows := b.wide, b.rows
 	var q nodeRay
 	q.init(&o.rb, tMin)
 	tMaxFar := tMax * robustScale // the far bound (scalar: see nodeRay)
@@ -154,7 +153,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 			lo, hi := leafRange(cur)
 			var lh leafHits
 			cand, edge := o.tri().leafCandidates(rows, lo, hi-lo, tMin, tMax, &lh)
-			if leafOccludes(o.tri(), tris, b.primIndex, lo, cand, edge, &lh, tMin, tMax, h) {
+			if leafOccludes(b, o.tri(), lo, cand, edge, &lh, tMin, tMax, h) {
 				return true, true
 			}
 		}
@@ -235,8 +234,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 				continue
 			}
 			tm = t
-			w.h = fastHit{t, u, v, s, front, b.primIndex[s]}
-			b.prefetchGeom(s)
+			w.h = fastHit{t, u, v, s, front, b.primID(s)}
 			w.found = true
 		}
 		w.tMax = tm
@@ -285,7 +283,7 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 		lo, hi := leafRange(cur)
 		var lh leafHits
 		cand, edge := w.o.tri().leafCandidates(b.rows, lo, hi-lo, w.tMin, w.tMax, &lh)
-		if w.occludeLeaf(b.tris, b.primIndex, lo, cand, edge, &lh, record) {
+		if w.occludeLeaf(b, lo, cand, edge, &lh, record) {
 			return false
 		}
 	}

@@ -79,7 +79,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.compress)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]
-	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.prim)-20]
+	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.id)-20]
 	_ = [1]struct{}{}[primRowBias-0x40000000] // COMMIT's XORL
 	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.sz)-84]
 )

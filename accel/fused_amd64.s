@@ -1450,7 +1450,7 @@ several: \
 
 // COMMIT commits the hit of lane R8 (t in X1) of the leaf whose first
 // slot is in R13 (its rows at SI, R11 three rows' bytes), as leafHits.hit
-// gives it, into the fastHit at 72(DI), with the primitive index from the
+// gives it, into the fastHit at 72(DI), with the primitive id from the
 // leaf's tenth row (leafRows): found, tMax and the frame's TMAX follow it.
 // (Go read primIndex[slot] after the walk, a miss of its own on large
 // scenes even when prefetched here: the 1M terrain's incoherent rays ran
@@ -1478,7 +1478,7 @@ several: \
 	VMOVSS     X5, 8(DX) \
 	LEAQ       (R13)(R8*1), AX \
 	MOVL       AX, 12(DX) \
-	LEAQ       (R11)(R11*2), AX /* the primitive index row, past nine */ \
+	LEAQ       (R11)(R11*2), AX /* the primitive id row, past nine */ \
 	ADDQ       SI, AX \
 	MOVL       (AX)(R8*4), AX \
 	XORL       $0x40000000, AX /* primRowBias */ \

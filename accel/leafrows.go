@@ -9,30 +9,31 @@ import "math"
 // rowsPerSlot*(first+n)], row 3*vertex+axis holding that component of that
 // vertex for its n triangles, so one load fetches a component for a whole
 // leaf (at most maxLeafCount = 8 triangles, one 8-lane vector), and row 9
-// the primitive indices of its slots (primIndex's, as float32 bits), which
-// a hit reads from the leaf it was just tested in rather than from
-// primIndex, whose line would be a cache miss of its own after the walk
-// (the 1M terrain's incoherent single rays lost 8% to it). Because leaves
-// cover the slots exactly, the rows take 40 bytes per triangle; 8 floats of
-// padding at the end let a load read past the last leaf (the extra lanes
-// are masked off).
+// the primitive ids of its slots (BLAS.primID, as float32 bits), which a
+// hit reads from the leaf it was just tested in rather than from primIndex
+// and primGeom, whose lines would be cache misses of their own after the
+// walk (the 1M terrain's incoherent single rays lost 8% to primIndex's).
+// Because leaves cover the slots exactly, the rows take 40 bytes per
+// triangle; 8 floats of padding at the end let a load read past the last
+// leaf (the extra lanes are masked off).
 //
 // BLASes keep rows where a walk tests leaves from them: the vector walks
 // (simdAvailable) and, on amd64, the scalar walks' assembly leaf test
 // (leafAsm); elsewhere rows are nil.
-func leafRows(nodes []node, tris []triVerts, prims []uint32) []float32 {
-	return leafRowsInto(newLeafRows(len(tris)), nodes, tris, prims)
+func (b *BLAS) leafRows() []float32 {
+	return b.leafRowsInto(newLeafRows(len(b.tris)))
 }
 
 // rowsPerSlot is the number of leaf rows, so of floats a triangle slot
-// takes in them: nine coordinates and its primitive index.
+// takes in them: nine coordinates and its primitive id.
 const rowsPerSlot = 10
 
-// primRowBias is XORed into the primitive indices in the leaf rows, so
-// that as floats they are not subnormal (below 2^30 it sets bit 30, which
-// makes the exponent at least 128): the leaf tests load eight lanes of the
+// primRowBias is XORed into the primitive ids in the leaf rows, so that
+// as floats they are not subnormal (it sets bit 30 of every id, which
+// maxPrimitives keeps below 2^28, so that the exponent is at least 128,
+// or the value an infinity or NaN): the leaf tests load eight lanes of the
 // last vertex row, which for a leaf of fewer than eight triangles reach
-// into its primitive index row, and arithmetic on subnormal floats in those
+// into its primitive id row, and arithmetic on subnormal floats in those
 // (masked-off) lanes takes a microcode assist: the soups' shadow rays ran
 // at 0.7-0.8x with the indices stored as they are.
 const primRowBias = 1 << 30
@@ -46,11 +47,12 @@ func newLeafRows(n int) []float32 {
 	return hugeSlice[float32](rowsPerSlot*n+8, rowsPerSlot*n+8)
 }
 
-// leafRowsInto is leafRows into rows from newLeafRows(len(tris)).
-func leafRowsInto(rows []float32, nodes []node, tris []triVerts, prims []uint32) []float32 {
+// leafRowsInto is leafRows into rows from newLeafRows(len(b.tris)).
+func (b *BLAS) leafRowsInto(rows []float32) []float32 {
 	if rows == nil {
 		return nil
 	}
+	nodes, tris := b.nodes, b.tris
 	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := &nodes[i]
@@ -61,7 +63,7 @@ func leafRowsInto(rows []float32, nodes []node, tris []triVerts, prims []uint32)
 			block := rows[rowsPerSlot*first : rowsPerSlot*(first+cnt)]
 			for k, t := range tris[first : first+cnt] {
 				// Row by row, last first: one bounds check covers the rest.
-				block[9*cnt+k] = math.Float32frombits(prims[first+k] ^ primRowBias)
+				block[9*cnt+k] = math.Float32frombits(b.primID(uint32(first+k)) ^ primRowBias)
 				block[8*cnt+k] = t[2].Z
 				block[7*cnt+k] = t[2].Y
 				block[6*cnt+k] = t[2].X
@@ -75,6 +77,37 @@ func leafRowsInto(rows []float32, nodes []node, tris []triVerts, prims []uint32)
 		}
 	})
 	return rows
+}
+
+// primID returns the primitive id of slot s: the index of its primitive
+// among all of b's, geometry by geometry (primitive p of geometry g is
+// geoms[g].first + p), which a hit carries (fastHit.id) and splitID takes
+// apart.
+func (b *BLAS) primID(s uint32) uint32 {
+	if len(b.geoms) == 1 {
+		return b.primIndex[s]
+	}
+	return b.geoms[b.primGeom[s]].first + b.primIndex[s]
+}
+
+// splitID returns the geometry and primitive index of primitive id id
+// (primID).
+func (b *BLAS) splitID(id uint32) (g, p uint32) {
+	if len(b.geoms) == 1 {
+		return 0, id
+	}
+	// The last geometry whose first id is at most id: geometries without
+	// primitives share their first id with the next, and hold none of them.
+	lo, hi := 0, len(b.geoms)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if b.geoms[mid].first <= id {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return uint32(lo), id - b.geoms[lo].first
 }
 
 // leafRowsGrain is the number of binary nodes leafRows lays out per

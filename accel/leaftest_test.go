@@ -47,7 +47,8 @@ func TestLeafTestMatchesIntersect(t *testing.T) {
 				tris[k][2] = tris[k][1] // degenerate
 			}
 		}
-		rows := leafRows([]node{{first: 0, count: uint32(n)}}, tris, make([]uint32, n))
+		leaf := BLAS{nodes: []node{{first: 0, count: uint32(n)}}, tris: tris, geoms: []geomInfo{{prims: n}}, primIndex: make([]uint32, n)}
+		rows := leaf.leafRows()
 		var o objectRay
 		r := Ray{Origin: vec.V3(float32(rng.IntN(5)-2), float32(rng.IntN(5)-2), 3), Direction: vec.V3(0, 0, -1), TMax: float32(math.Inf(1))}
 		if kind != 0 || rng.IntN(2) == 0 {

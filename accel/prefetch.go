@@ -46,15 +46,3 @@ var (
 	_ = [1]struct{}{}[leafBit-1<<31]
 	_ = [1]struct{}{}[leafCountBits-3]
 )
-
-// prefetchGeom prefetches what setHit reads for the triangle in slot s
-// besides the fastHit, when a walk commits it: with several geometries,
-// the geometry index. The walk goes on meanwhile, so the miss (a line
-// apart from the triangle's, one per hit ray) is mostly hidden by the time
-// the hit is built. (The primitive index the walk reads at once: its
-// load is not on the walk's chain either.)
-func (b *BLAS) prefetchGeom(s uint32) {
-	if len(b.geoms) > 1 {
-		prefetchLine(unsafe.Pointer(&b.primGeom[s]))
-	}
-}

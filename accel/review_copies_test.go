@@ -51,7 +51,7 @@ func reviewRays(rng *rand.Rand, n int, s float32) []Ray {
 // from its nodes and triangles (or nil without the vector walks).
 func checkRows(t *testing.T, name string, b *BLAS) {
 	t.Helper()
-	want := leafRows(b.nodes, b.tris, b.primIndex)
+	want := b.leafRows()
 	if len(want) != len(b.rows) {
 		t.Fatalf("%s: %d rows, want %d", name, len(b.rows), len(want))
 	}

@@ -435,6 +435,7 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (geometry %d)", err, i)
 		}
+		g.first = uint32(base[i])
 		b.geoms[i] = g
 		base[i+1] = base[i] + uint64(g.prims)
 		if base[i+1] > maxPrimitives {
@@ -484,7 +485,7 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 	}
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
 	b.wide = widen(b.nodes)
-	b.rows = leafRows(b.nodes, b.tris, b.primIndex)
+	b.rows = b.leafRows()
 	return b, nil
 }
 

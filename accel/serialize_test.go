@@ -75,6 +75,13 @@ func TestSerializeRoundTripTracesIdentically(t *testing.T) {
 					t.Fatalf("BLAS %d ray %d flags %#x: deserialized structure traces differently", bi, i, f)
 				}
 			}
+			// The plain query too, whose hit names its geometry and
+			// primitive from the primitive id in the leaf rows (primID).
+			want, okW := b.Intersect(r, 0)
+			got, okG := d.Intersect(r, 0)
+			if okW != okG || got.T != want.T || got.GeometryIndex != want.GeometryIndex || got.PrimitiveIndex != want.PrimitiveIndex {
+				t.Fatalf("BLAS %d ray %d: deserialized Intersect %v %+v, want %v %+v", bi, i, okG, got, okW, want)
+			}
 		}
 		copies = append(copies, d)
 	}

@@ -212,7 +212,7 @@ func (b *BLAS) refitFrom(dec []decodedGeometry) {
 	if len(b.primGeom) > 0 {
 		refit(b.nodes, b.slotBox)
 		b.wide = widen(b.nodes) // traversal walks the wide form
-		b.rows = leafRows(b.nodes, b.tris, b.primIndex)
+		b.rows = b.leafRows()
 	}
 }
 
