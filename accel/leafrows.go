@@ -31,11 +31,11 @@ const rowsPerSlot = 10
 // primRowBias is XORed into the primitive ids in the leaf rows, so that
 // as floats they are not subnormal (it sets bit 30 of every id, which
 // maxPrimitives keeps below 2^28, so that the exponent is at least 128,
-// or the value an infinity or NaN): the leaf tests load eight lanes of the
-// last vertex row, which for a leaf of fewer than eight triangles reach
-// into its primitive id row, and arithmetic on subnormal floats in those
-// (masked-off) lanes takes a microcode assist: the soups' shadow rays ran
-// at 0.7-0.8x with the indices stored as they are.
+// or the value an infinity or NaN): the leaf tests load eight lanes of
+// every row, so for a leaf of fewer than eight triangles the last rows'
+// loads reach into its primitive id row, and arithmetic on subnormal
+// floats in those (masked-off) lanes takes a microcode assist: the soups'
+// shadow rays ran at 0.7-0.8x with the indices stored as they are.
 const primRowBias = 1 << 30
 
 // newLeafRows returns zero rows for n triangles where BLASes keep rows,
