@@ -1,6 +1,10 @@
 package accel
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // leafRows lays the triangles of every leaf out as structure-of-arrays
 // rows for the leaf tests that take a whole leaf at once (leafCandidates
@@ -96,18 +100,11 @@ func (b *BLAS) splitID(id uint32) (g, p uint32) {
 	if len(b.geoms) == 1 {
 		return 0, id
 	}
-	// The last geometry whose first id is at most id: geometries without
-	// primitives share their first id with the next, and hold none of them.
-	lo, hi := 0, len(b.geoms)
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		if b.geoms[mid].first <= id {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return uint32(lo), id - b.geoms[lo].first
+	// The last geometry whose first id is at most id, as geomOf finds it:
+	// geometries without primitives share their first id with the next,
+	// and hold none of them.
+	i, _ := slices.BinarySearchFunc(b.geoms, id+1, func(e geomInfo, t uint32) int { return cmp.Compare(e.first, t) })
+	return uint32(i - 1), id - b.geoms[i-1].first
 }
 
 // leafRowsGrain is the number of binary nodes leafRows lays out per
