@@ -15,8 +15,9 @@
 //	go run -tags embree ./cmd/embreecmp -sizes '' -mesh /usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb
 //	go run -tags embree ./cmd/embreecmp -sizes '' -instances 1k,10k
 //
-// Rates are the best of -reps runs, each timed with time.Now around a whole
-// batch. Every tracer builds its scene first; then the tracers' runs
+// Rates are the best of -reps runs, each timed from the moment all its
+// goroutines run (they wait at a start line: see embree.Parallel) to the end
+// of the whole batch. Every tracer builds its scene first; then the tracers' runs
 // alternate: each repetition times every tracer in turn (in reverse order
 // every other one), right after an untimed run of the same rays that
 // brings its scene back into the caches, so that a shared machine whose
@@ -433,22 +434,20 @@ func bestTraces(k rayKind, scenes []scene, a kindAnswers, workers int) []time.Du
 				ti = len(scenes) - 1 - j
 			}
 			sc := scenes[ti]
-			trace := func() {
+			trace := func() time.Duration {
 				if k.occluded {
 					out := a.occluded[ti]
-					embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
-				} else {
-					out := a.hits[ti]
-					embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
+					return embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Occluded(k.rays[lo:hi], out[lo:hi]) })
 				}
+				out := a.hits[ti]
+				return embree.Parallel(n, embree.ChunkSize, workers, func(lo, hi int) { sc.Intersect(k.rays[lo:hi], out[lo:hi]) })
 			}
 			// An untimed run first brings this tracer's scene back into
 			// the caches the previous tracer's run filled.
 			trace()
 			runtime.GC()
-			start := time.Now()
-			trace()
-			if d := time.Since(start); r == 0 || d < best[ti] {
+			d := trace()
+			if r == 0 || d < best[ti] {
 				best[ti] = d
 			}
 		}

@@ -4,9 +4,11 @@ package embree
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/internal/raygen"
@@ -280,7 +282,7 @@ func TestEmbreeError(t *testing.T) {
 // so the one-thread rows time calls of the same size as the others.
 func TestParallelCallsChunksForAnyWorkerCount(t *testing.T) {
 	for _, n := range []int{0, 1, 4095, 4096, 4097, 10000} {
-		for _, workers := range []int{1, 2, 3} {
+		for _, workers := range []int{1, 2, 3, 2 * runtime.GOMAXPROCS(0)} {
 			var mu sync.Mutex
 			seen := make([]int, n)
 			Parallel(n, 4096, workers, func(lo, hi int) {
@@ -298,6 +300,18 @@ func TestParallelCallsChunksForAnyWorkerCount(t *testing.T) {
 					t.Fatalf("n %d, %d workers: item %d covered %d times", n, workers, i, c)
 				}
 			}
+		}
+	}
+}
+
+// Parallel's time covers every chunk's work, including the last worker's:
+// with each of eight chunks taking at least 2 ms and at most as many
+// workers as chunks, the busiest worker takes 2 ms or more.
+func TestParallelTimesTheWholeBatch(t *testing.T) {
+	for _, workers := range []int{1, 2, 8, 16} {
+		d := Parallel(8*100, 100, workers, func(lo, hi int) { time.Sleep(2 * time.Millisecond) })
+		if want := time.Duration(8/min(workers, 8)) * 2 * time.Millisecond; d < want {
+			t.Errorf("%d workers: Parallel took %v, want at least %v", workers, d, want)
 		}
 	}
 }
