@@ -34,6 +34,13 @@
 // heap memory, as in a program that rebuilds, not growing the heap
 // (Embree maps fresh memory for every build).
 //
+// With -steady (a duration, e.g. 150ms), each scene's table is followed by
+// steady-state rows: for each of -steady-threads thread counts, every thread
+// locked to an OS thread, all started together, each tracing chunk after
+// chunk for that long; the rows give the mean rate per thread and its ratio
+// to the first count's, so that how each tracer scales shows apart from
+// what a short batch adds (see steady.go).
+//
 // Tracers: embree-low, embree-medium, embree-high (Embree's build
 // qualities, traced ray by ray with rtcIntersect1/rtcOccluded1; with
 // "-robust", e.g. embree-medium-robust, the scenes are built with
@@ -81,6 +88,9 @@ import (
 	"github.com/raypipe/raypipe/vec"
 )
 
+// steadyThreads are the thread counts of the -steady rows (-steady-threads).
+var steadyThreads []int
+
 var (
 	flagSizes     = flag.String("sizes", "10k,100k,1m", "comma-separated triangle counts of the procedural scenes (k and m suffixes); empty for none")
 	flagScenes    = flag.String("scenes", "terrain,soup", "procedural scene kinds: terrain, soup, pipes (capped tubes in random directions: long thin triangles, as in CAD meshes)")
@@ -97,6 +107,8 @@ var (
 	flagInstances = flag.String("instances", "", "comma-separated instance counts of top-level scenes to compare as well (k and m suffixes): instances of one terrain of -instance-tris triangles, placed at random")
 	flagInstTris  = flag.String("instance-tris", "10k", "triangles of the terrain the -instances scenes instance")
 	flagEmbreeISA = flag.String("embree-isa", "", "newest instruction set Embree's kernels may use: "+strings.Join(embree.ISAs, ", ")+" (empty: the newest this processor runs, avx512 where it has AVX-512; raypipe's walks use AVX2)")
+	flagSteady    = flag.Duration("steady", 0, "also time each tracer's rate per thread in a steady state, each run this long (e.g. 150ms; 0: not), on -steady-threads threads (see steady.go)")
+	flagSteadyT   = flag.String("steady-threads", "", "thread counts of the -steady rows, the first being the base of their ratios (default 1 and -threads)")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
@@ -150,6 +162,9 @@ func run() error {
 	}
 	tracers, err := makeTracers(*flagTracers, *flagEmbreeISA)
 	if err != nil {
+		return err
+	}
+	if steadyThreads, err = parseThreadList(*flagSteadyT, []int{1, *flagThreads}); err != nil {
 		return err
 	}
 	var meshes []func() (mesh, error)
@@ -392,6 +407,9 @@ func traceAndReport(kinds []rayKind, tracers []tracer, scenes []scene, results [
 		}
 	}
 	printTable(rows, tracers, results)
+	if *flagSteady > 0 {
+		printSteady(kinds, tracers, scenes, steadyThreads)
+	}
 	if *flagCheck {
 		fmt.Printf("agreement (same: %s, t within 1e-5 relative to max(t, origin scale); ties: another primitive at the same t):\n", same)
 		for _, c := range agreementLines(kinds, tracers, answers) {
