@@ -52,7 +52,9 @@ cat >"$dir/run.sh" <<'RUN'
 # and writes its own file under $OUT as it goes; SCENES replaces
 # embreecmp's scene flags (for a quick try), RUNS and AVX2_RUNS the
 # number of embreecmp runs (3 and 2), and SKIP lists steps to leave out
-# (embreecmp, ab, scaling, phases, gogc, bench).
+# (embreecmp, steady, ab, scaling, phases, gogc, bench). The steady step
+# runs the cache-resident scenes with -steady: each tracer's rate per
+# thread on 1, 8 and N locked threads beside the table's rows.
 cd "$(dirname "$0")"
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -71,6 +73,7 @@ if step embreecmp; then
     ec $S $R -check=false -embree-isa avx2 >"$OUT/embreecmp-avx2-$i.txt" 2>&1
   done
 fi
+step steady && ec -sizes 10k,1m -scenes terrain -obj "$M/spider.obj,$M/WusonOBJ.obj" $R -check=false -steady 150ms -steady-threads "1,8,$T" >"$OUT/steady.txt" 2>&1
 if step ab && ls accel-*.test >/dev/null 2>&1; then
   for round in 1 2 3; do
     for t in accel-*.test accel.test; do
