@@ -164,7 +164,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if steadyThreads, err = parseThreadList(*flagSteadyT, []int{1, *flagThreads}); err != nil {
+	if steadyThreads, err = steadyFlags(*flagSteady, *flagSteadyT, []int{1, *flagThreads}); err != nil {
 		return err
 	}
 	var meshes []func() (mesh, error)

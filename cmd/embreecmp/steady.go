@@ -109,6 +109,15 @@ func printSteady(kinds []rayKind, tracers []tracer, scenes []scene, threads []in
 	w.Flush()
 }
 
+// steadyFlags checks -steady (d, not negative) and parses -steady-threads
+// (s, with def where it is empty).
+func steadyFlags(d time.Duration, s string, def []int) ([]int, error) {
+	if d < 0 {
+		return nil, fmt.Errorf("-steady %v: want a duration of 0 (no steady rows) or more", d)
+	}
+	return parseThreadList(s, def)
+}
+
 // parseThreadList parses -steady-threads: a comma-separated list of
 // thread counts of at least 1; empty gives def.
 func parseThreadList(s string, def []int) ([]int, error) {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,5 +76,14 @@ func TestParseThreadList(t *testing.T) {
 		if _, err := parseThreadList(bad, nil); err == nil {
 			t.Errorf("parseThreadList(%q) accepted", bad)
 		}
+	}
+}
+
+func TestSteadyFlagsRefuseANegativeDuration(t *testing.T) {
+	if _, err := steadyFlags(-time.Millisecond, "", []int{1}); err == nil || !strings.Contains(err.Error(), "-steady") {
+		t.Errorf("steadyFlags(-1ms) = %v, want an error naming -steady", err)
+	}
+	if got, err := steadyFlags(0, "2,4", nil); err != nil || !slices.Equal(got, []int{2, 4}) {
+		t.Errorf(`steadyFlags(0, "2,4") = %v, %v`, got, err)
 	}
 }
