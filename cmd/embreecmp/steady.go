@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -19,7 +17,8 @@ import (
 // The steady-state rows (-steady): how each tracer's rate per thread holds
 // from one thread to many, away from what a short timed batch adds (the
 // goroutines' start, the last chunks' imbalance). For each thread count
-// every thread is locked to an OS thread, all start together, and each
+// every thread is locked to an OS thread, all start together
+// (embree.Together, the start line of the tables' timings too), and each
 // traces the kind's rays chunk after chunk, from its own first chunk
 // round the batch, for the -steady duration; the row is the mean rate per
 // thread and its ratio to the one-thread rate.
@@ -30,43 +29,30 @@ func steadyRate(k rayKind, sc scene, threads int, d time.Duration) float64 {
 	n := len(k.rays)
 	nchunks := max(1, (n+embree.ChunkSize-1)/embree.ChunkSize)
 	rates := make([]float64, threads)
-	var ready atomic.Int32
-	var started atomic.Bool
-	var wg sync.WaitGroup
-	for w := range threads {
-		wg.Go(func() {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			var hits []hit
-			var occ []bool
+	hits := make([][]hit, threads)
+	occ := make([][]bool, threads)
+	embree.Together(threads, func(w int) {
+		runtime.LockOSThread()
+		if k.occluded {
+			occ[w] = make([]bool, embree.ChunkSize)
+		} else {
+			hits[w] = make([]hit, embree.ChunkSize)
+		}
+	}, func(w int) {
+		defer runtime.UnlockOSThread()
+		start := time.Now()
+		traced := 0
+		for c := w % nchunks; traced == 0 || time.Since(start) < d; c = (c + 1) % nchunks {
+			lo, hi := c*embree.ChunkSize, min((c+1)*embree.ChunkSize, n)
 			if k.occluded {
-				occ = make([]bool, embree.ChunkSize)
+				sc.Occluded(k.rays[lo:hi], occ[w][:hi-lo])
 			} else {
-				hits = make([]hit, embree.ChunkSize)
+				sc.Intersect(k.rays[lo:hi], hits[w][:hi-lo])
 			}
-			ready.Add(1)
-			for !started.Load() {
-				runtime.Gosched()
-			}
-			start := time.Now()
-			traced := 0
-			for c := w % nchunks; traced == 0 || time.Since(start) < d; c = (c + 1) % nchunks {
-				lo, hi := c*embree.ChunkSize, min((c+1)*embree.ChunkSize, n)
-				if k.occluded {
-					sc.Occluded(k.rays[lo:hi], occ[:hi-lo])
-				} else {
-					sc.Intersect(k.rays[lo:hi], hits[:hi-lo])
-				}
-				traced += hi - lo
-			}
-			rates[w] = float64(traced) / time.Since(start).Seconds()
-		})
-	}
-	for ready.Load() < int32(threads) {
-		runtime.Gosched()
-	}
-	started.Store(true)
-	wg.Wait()
+			traced += hi - lo
+		}
+		rates[w] = float64(traced) / time.Since(start).Seconds()
+	})
 	sum := 0.0
 	for _, r := range rates {
 		sum += r

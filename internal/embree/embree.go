@@ -645,7 +645,7 @@ func (s *Scene) OccludedParallel(rays []raygen.Ray, out []bool, workers int) {
 // of the batch and stream tracers make calls of the same size.
 //
 // It returns the time from the moment every worker runs to the end of the
-// last chunk: the workers wait at a start line, spinning, until all of
+// last chunk: the workers wait at a start line (Together) until all of
 // them are running. Go wakes sleeping threads one at a time, tens of
 // microseconds each on a virtual machine, and on sixteen cores that ramp
 // added up to 2 ms to traces of 2 to 4 ms, alike for every tracer, so that
@@ -662,29 +662,26 @@ func Parallel(n, chunk, workers int, f func(lo, hi int)) time.Duration {
 		chunk = 1
 	}
 	nchunks := (n + chunk - 1) / chunk
-	workers = min(workers, nchunks)
-	if workers <= 1 {
-		start := time.Now()
-		for c := range nchunks {
-			f(c*chunk, min((c+1)*chunk, n))
-		}
-		return time.Since(start)
-	}
+	workers = max(1, min(workers, nchunks))
 	var next atomic.Int64
-	work := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= nchunks {
-				return
-			}
+	start := Together(workers, nil, func(int) {
+		for c := int(next.Add(1) - 1); c < nchunks; c = int(next.Add(1) - 1) {
 			f(c*chunk, min((c+1)*chunk, n))
 		}
-	}
-	// The caller is the last worker. Up to GOMAXPROCS workers each hold a
-	// thread of their own while they spin; more than that yield while they
-	// wait (a spinning goroutine would keep a waiting one off its thread
-	// until the scheduler preempts it).
-	yield := workers > runtime.GOMAXPROCS(0)
+	})
+	return time.Since(start)
+}
+
+// Together runs run(0), ..., run(n-1) on n goroutines, the caller's being
+// the last, and returns when all have returned, with the time at which
+// they started: each first calls prepare (if not nil) and then waits at a
+// start line until every one has, so that all of them are running on
+// threads of their own when the first begins. Up to GOMAXPROCS goroutines
+// spin there; more than that yield while they wait (a spinning goroutine
+// would keep a waiting one off its thread until the scheduler preempts
+// it).
+func Together(n int, prepare, run func(w int)) time.Time {
+	yield := n > runtime.GOMAXPROCS(0)
 	wait := func(done func() bool) {
 		for !done() {
 			if yield {
@@ -695,17 +692,23 @@ func Parallel(n, chunk, workers int, f func(lo, hi int)) time.Duration {
 	var ready atomic.Int32
 	var started atomic.Bool
 	var wg sync.WaitGroup
-	for range workers - 1 {
+	for w := range n - 1 {
 		wg.Go(func() {
+			if prepare != nil {
+				prepare(w)
+			}
 			ready.Add(1)
 			wait(started.Load)
-			work()
+			run(w)
 		})
 	}
-	wait(func() bool { return ready.Load() == int32(workers-1) })
+	if prepare != nil {
+		prepare(n - 1)
+	}
+	wait(func() bool { return ready.Load() == int32(n-1) })
 	start := time.Now()
 	started.Store(true)
-	work()
+	run(n - 1)
 	wg.Wait()
-	return time.Since(start)
+	return start
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -299,6 +300,38 @@ func TestParallelCallsChunksForAnyWorkerCount(t *testing.T) {
 				if c != 1 {
 					t.Fatalf("n %d, %d workers: item %d covered %d times", n, workers, i, c)
 				}
+			}
+		}
+	}
+}
+
+// Together's start line: every goroutine prepares before any runs, and
+// each index is prepared and run exactly once, for counts below, at and
+// above GOMAXPROCS.
+func TestTogetherStartsNoneBeforeAllArePrepared(t *testing.T) {
+	for _, n := range []int{1, 2, runtime.GOMAXPROCS(0), 2*runtime.GOMAXPROCS(0) + 1} {
+		var prepared atomic.Int32
+		prep := make([]atomic.Int32, n)
+		ran := make([]atomic.Int32, n)
+		var early atomic.Int32
+		start := Together(n, func(w int) {
+			prep[w].Add(1)
+			prepared.Add(1)
+		}, func(w int) {
+			if prepared.Load() != int32(n) {
+				early.Add(1)
+			}
+			ran[w].Add(1)
+		})
+		if start.IsZero() {
+			t.Errorf("n %d: no start time", n)
+		}
+		if early.Load() != 0 {
+			t.Errorf("n %d: %d goroutines ran before every one had prepared", n, early.Load())
+		}
+		for w := range n {
+			if prep[w].Load() != 1 || ran[w].Load() != 1 {
+				t.Errorf("n %d: goroutine %d prepared %d times and ran %d", n, w, prep[w].Load(), ran[w].Load())
 			}
 		}
 	}
