@@ -21,7 +21,8 @@ import (
 // (embree.Together, the start line of the tables' timings too), and each
 // traces the kind's rays chunk after chunk, from its own first chunk
 // round the batch, for the -steady duration; the row is the mean rate per
-// thread and its ratio to the one-thread rate.
+// thread and its ratio to the rate on the first of -steady-threads (one
+// thread by default).
 
 // steadyRate traces k's rays on sc from threads locked threads for about
 // d, and returns the mean of the threads' rates in rays per second.
@@ -63,7 +64,7 @@ func steadyRate(k rayKind, sc scene, threads int, d time.Duration) float64 {
 // printSteady prints the steady-state rows of every kind for each of
 // -steady-threads, every tracer's in turn, after a garbage collection.
 func printSteady(kinds []rayKind, tracers []tracer, scenes []scene, threads []int) {
-	fmt.Printf("steady state (%d-ray chunks, %v per run, threads locked and started together): Mrays/s per thread, ÷ its 1-thread rate\n", embree.ChunkSize, *flagSteady)
+	fmt.Printf("steady state (%d-ray chunks, %v per run, threads locked and started together): Mrays/s per thread, ÷ its %d-thread rate\n", embree.ChunkSize, *flagSteady, threads[0])
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "\t")
 	for _, t := range tracers {
