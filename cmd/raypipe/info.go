@@ -48,9 +48,11 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var bs accel.TreeStats
-	var sah float64
+	var sah, nodeArea, leafArea float64
 	for _, b := range m.blas {
 		t := b.TreeStats()
+		nodeArea = max(nodeArea, t.WideNodeArea)
+		leafArea = max(leafArea, t.LeafArea)
 		bs.Nodes += t.Nodes
 		bs.Leaves += t.Leaves
 		bs.WideNodes += t.WideNodes
@@ -65,6 +67,7 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "BLAS trees  %d nodes, %d leaves (%.1f references per leaf%s), %d 8-wide nodes, max depth %d, largest SAH cost %.1f\n",
 		bs.Nodes, bs.Leaves, float64(bs.References)/float64(max(bs.Leaves, 1)), split, bs.WideNodes, bs.MaxDepth, sah)
+	fmt.Fprintf(stdout, "BLAS areas  wide nodes %.2f, leaves %.2f (the largest of any BLAS, relative to its root box: Embree's measure)\n", nodeArea, leafArea)
 	ts := m.tlas.TreeStats()
 	fmt.Fprintf(stdout, "TLAS        %d instances, %d nodes, max depth %d, built in %s\n", m.tlas.InstanceCount(), ts.Nodes, ts.MaxDepth, m.tlasBuild.Round(time.Microsecond))
 	r, err := render.NewRenderer(s)
