@@ -41,6 +41,14 @@
 // to the first count's, so that how each tracer scales shows apart from
 // what a short batch adds (see steady.go).
 //
+// With -tree-stats, each table is preceded by the areas of the raypipe
+// tracers' trees (accel.TreeStats: the wide nodes' and the leaves' surface
+// areas summed, relative to the root's), and Embree prints its own BVH
+// statistics as it builds ("verbose=2": its configuration once per device,
+// then for each build the "sah" of its nodes and of its leaves, the same
+// measure, counting a leaf once per block of four triangles): build
+// quality compared apart from the cost of a visit.
+//
 // Tracers: embree-low, embree-medium, embree-high (Embree's build
 // qualities, traced ray by ray with rtcIntersect1/rtcOccluded1; with
 // "-robust", e.g. embree-medium-robust, the scenes are built with
@@ -109,6 +117,7 @@ var (
 	flagEmbreeISA = flag.String("embree-isa", "", "newest instruction set Embree's kernels may use: "+strings.Join(embree.ISAs, ", ")+" (empty: the newest this processor runs, avx512 where it has AVX-512; raypipe's walks use AVX2)")
 	flagSteady    = flag.Duration("steady", 0, "also time each tracer's rate per thread in a steady state, each run this long (e.g. 150ms; 0: not), on -steady-threads threads (see steady.go)")
 	flagSteadyT   = flag.String("steady-threads", "", "thread counts of the -steady rows, the first being the base of their ratios (default 1 and -threads)")
+	flagTreeStats = flag.Bool("tree-stats", false, "print each raypipe tree's areas (accel.TreeStats) and let Embree print its own BVH statistics (its \"verbose=2\", with its configuration) to compare build quality in one measure")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
@@ -404,6 +413,11 @@ func traceAndReport(kinds []rayKind, tracers []tracer, scenes []scene, results [
 			for ti, d := range best {
 				results[ti][rows[first+2*ki+ri]] = float64(len(k.rays)) / d.Seconds() / 1e6
 			}
+		}
+	}
+	if *flagTreeStats {
+		for _, line := range treeLines(tracers, scenes) {
+			fmt.Println(line)
 		}
 	}
 	printTable(rows, tracers, results)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -227,3 +228,30 @@ func (s raypipeBatch) Occluded(rays []raygen.Ray, out []bool) {
 }
 
 func (s raypipeBatch) Close() {}
+
+// treeStater is a raypipe scene whose tree -tree-stats describes.
+type treeStater interface{ TreeStats() accel.TreeStats }
+
+func (s raypipeScene) TreeStats() accel.TreeStats     { return s.blas.TreeStats() }
+func (s raypipeBatch) TreeStats() accel.TreeStats     { return s.blas.TreeStats() }
+func (s raypipeTLAS) TreeStats() accel.TreeStats      { return s.tlas.TreeStats() }
+func (s raypipeTLASBatch) TreeStats() accel.TreeStats { return s.tlas.TreeStats() }
+
+// treeLines describes the trees of the raypipe tracers' scenes (the
+// top level's, for scenes of instances) in the measure of the "sah" that
+// Embree's statistics print for its nodes and leaves: summed surface
+// areas relative to the root's (Embree counts a leaf once per block of
+// four triangles; a raypipe leaf of up to eight is one test).
+func treeLines(tracers []tracer, scenes []scene) []string {
+	var lines []string
+	for i, sc := range scenes {
+		ts, ok := sc.(treeStater)
+		if !ok {
+			continue
+		}
+		s := ts.TreeStats()
+		lines = append(lines, fmt.Sprintf("tree of %s: %d wide nodes, %d leaves (%.1f references each); area of wide nodes %.3f, of leaves %.3f, relative to the root's",
+			tracers[i].Name(), s.WideNodes, s.Leaves, float64(s.References)/float64(max(s.Leaves, 1)), s.WideNodeArea, s.LeafArea))
+	}
+	return lines
+}

@@ -78,7 +78,11 @@ func (t embreeTracer) Name() string {
 }
 
 func (t embreeTracer) Builder(threads int) (builder, error) {
-	d, err := embree.NewDeviceConfig(embree.Config{Threads: threads, MaxISA: t.maxISA, Robust: t.robust})
+	verbose := 0
+	if *flagTreeStats {
+		verbose = 2 // Embree prints its trees' statistics
+	}
+	d, err := embree.NewDeviceConfig(embree.Config{Threads: threads, MaxISA: t.maxISA, Robust: t.robust, Verbose: verbose})
 	if err != nil {
 		return nil, err
 	}

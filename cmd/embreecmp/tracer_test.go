@@ -11,6 +11,7 @@ import (
 
 	"github.com/raypipe/raypipe/internal/embree"
 	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/vec"
 )
 
 // TestTracerNamesRoundTrip checks that every tracer name the command's doc
@@ -93,3 +94,33 @@ type nopScene struct{}
 func (nopScene) Intersect([]raygen.Ray, []hit) {}
 func (nopScene) Occluded([]raygen.Ray, []bool) {}
 func (nopScene) Close()                        {}
+
+// -tree-stats describes each raypipe tracer's tree with the areas of its
+// TreeStats, and passes over Embree's scenes (Embree prints its own).
+func TestTreeLinesDescribeRaypipeTrees(t *testing.T) {
+	ts, err := makeTracers("embree-medium,raypipe-fasttrace", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mesh{positions: []vec.Vec3{{X: 0, Y: 0, Z: 0}, {X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 1}}, indices: []uint32{0, 1, 2}}
+	var scenes []scene
+	for _, tr := range ts {
+		b, err := tr.Builder(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := b.Build(m.positions, m.indices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		defer b.Close()
+		scenes = append(scenes, sc)
+	}
+	lines := treeLines(ts, scenes)
+	// One triangle: one wide node and one leaf, each with the root's box.
+	want := "tree of raypipe-fasttrace: 1 wide nodes, 1 leaves (1.0 references each); area of wide nodes 1.000, of leaves 1.000, relative to the root's"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("lines %q, want [%q]", lines, want)
+	}
+}

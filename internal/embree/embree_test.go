@@ -264,6 +264,29 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// Config's fields become Embree's configuration string, and a negative
+// verbosity is refused before Embree sees it.
+func TestConfigString(t *testing.T) {
+	for _, c := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{}, ""},
+		{Config{Threads: 2, MaxISA: "avx2"}, "threads=2,max_isa=avx2"},
+		{Config{Threads: 1, Verbose: 2}, "threads=1,verbose=2"},
+	} {
+		if got, err := c.c.config(); err != nil || got != c.want {
+			t.Errorf("%+v: %q, %v; want %q", c.c, got, err, c.want)
+		}
+	}
+	if d, err := NewDeviceConfig(Config{Verbose: -1}); err == nil {
+		d.Close()
+		t.Error("negative verbosity accepted")
+	} else if !strings.Contains(err.Error(), "verbosity -1") {
+		t.Errorf("negative verbosity: error %q does not name it", err)
+	}
+}
+
 func TestEmbreeError(t *testing.T) {
 	// A malformed configuration is reported as an Embree error.
 	if d, err := newDevice("threads=", false); err == nil {
