@@ -23,7 +23,7 @@
 // offsets),
 // triangle.go (watertightRay: kx, ky, kz at 16, 24, 32; ox, oy, oz, sx,
 // sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
-// (wideNode: 256 bytes, ref at 192; leaf references).
+// (wideNode: 256 bytes, ref at 192, n at 224; leaf references).
 
 // The frame of the steps (every routine that runs them starts its frame
 // so): the entry distances of a node's children, &stack[limit], the leaf
