@@ -16,6 +16,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fa
 	sp := st.sp
 	found := st.found
 	wide, tris, rows := b.wide, b.tris, b.rows
+	leaves := b.leafLines()
 	var q nodeRay
 	q.init(&o.rb, tMin)
 	var lh leafHits
@@ -54,7 +55,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fa
 						a, c = c, a
 					}
 					stack[sp] = c
-					prefetchChildRows(wide, rows, c.node)
+					prefetchChild(wide, leaves, c.node)
 					sp++
 					cur = a
 				} else {
@@ -62,7 +63,7 @@ func (b *BLAS) walkFiniteOnSIMD(o *objectRay, tMin float32, tMax *float32, h *fa
 					sp = pushSorted(n, mask, &near, stack, sp) - 1
 					cur = stack[sp]
 					for j := base; j < sp; j++ {
-						prefetchChildRows(wide, rows, stack[j].node)
+						prefetchChild(wide, leaves, stack[j].node)
 					}
 				}
 				if cur.near <= tm {
@@ -110,6 +111,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 	sp := 0
 	cur := uint32(0)
 	wide, rows := b.wide, b.rows
+	leaves := b.leafLines()
 	var q nodeRay
 	q.init(&o.rb, tMin)
 	tMaxFar := tMax * robustScale // the far bound (scalar: see nodeRay)
@@ -143,7 +145,7 @@ func (b *BLAS) occludesFiniteOnSIMD(o *objectRay, tMin, tMax float32, stack []ui
 					var i int
 					i, m = lastSlot(m)
 					stack[sp] = n.ref[i&wideMask]
-					prefetchChildRows(wide, rows, stack[sp])
+					prefetchChild(wide, leaves, stack[sp])
 					sp++
 				}
 				cur = n.ref[take]
@@ -198,7 +200,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 					a, c = c, a
 				}
 				w.stack[sp] = c
-				prefetchChildRows(b.wide, b.rows, c.node)
+				prefetchChild(b.wide, b.leafLines(), c.node)
 				sp++
 				cur = a
 			} else {
@@ -206,11 +208,11 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 				sp = pushSorted(n, mask, &near, w.stack[:], sp) - 1
 				cur = w.stack[sp]
 				for j := base; j < sp; j++ {
-					prefetchChildRows(b.wide, b.rows, w.stack[j].node)
+					prefetchChild(b.wide, b.leafLines(), w.stack[j].node)
 				}
 			}
 			if cur.near <= tm {
-				prefetchChildRows(b.wide, b.rows, cur.node)
+				prefetchChild(b.wide, b.leafLines(), cur.node)
 				w.cur, w.sp = cur, sp
 				return true
 			}
@@ -272,11 +274,11 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 				var i int
 				i, m = lastSlot(m)
 				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
-				prefetchChildRows(b.wide, b.rows, w.stack[w.sp].node)
+				prefetchChild(b.wide, b.leafLines(), w.stack[w.sp].node)
 				w.sp++
 			}
 			w.cur.node = n.ref[take]
-			prefetchChildRows(b.wide, b.rows, w.cur.node)
+			prefetchChild(b.wide, b.leafLines(), w.cur.node)
 			return true
 		}
 	} else {

@@ -83,8 +83,7 @@ var (
 	_ = [1]struct{}{}[primRowBias-0x40000000] // COMMIT's XORL
 	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.sz)-84]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.ref)-192]
-	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.n)-224] // ROOTLEAF's CMPL
-	_ = [1]struct{}{}[unsafe.Sizeof(wideNode{})-256]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.n)-224] // ROOTLEAF's CMPL (the size: prefetch.go)
 )
 
 // walkAVX2 runs walkFiniteOn's loop on w: inner nodes as nodeWalk walks

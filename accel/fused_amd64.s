@@ -22,7 +22,7 @@
 // (slabRay: six 16-byte broadcasts, three 32-byte ones, then the six row
 // offsets),
 // triangle.go (watertightRay: kx, ky, kz at 16, 24, 32; ox, oy, oz, sx,
-// sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front) and wide.go
+// sy, sz at 64 to 84), fast.go (fastHit: t, u, v, slot, front, id) and wide.go
 // (wideNode: 256 bytes, ref at 192, n at 224; leaf references).
 
 // The frame of the steps (every routine that runs them starts its frame

@@ -26,17 +26,12 @@ func prefetchChild(wide []wideNode, leaves unsafe.Pointer, ref uint32) {
 	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), leaves, ref)
 }
 
-// leafLines returns what the scalar walks read a leaf's triangles from,
-// for prefetchChild: the leaf rows (leafRows), which every BLAS with
-// triangles keeps where prefetchRef prefetches (amd64: leafAsm).
+// leafLines returns what the walks read a leaf's triangles from, for
+// prefetchChild: the leaf rows (leafRows), which every BLAS with
+// triangles keeps where prefetchRef prefetches (amd64: leafAsm), and
+// from which the vector walks read leaves too.
 func (b *BLAS) leafLines() unsafe.Pointer {
 	return unsafe.Pointer(unsafe.SliceData(b.rows))
-}
-
-// prefetchChildRows is prefetchChild for the vector walks, which read a
-// leaf's triangles from its rows (leafRows), as the scalar walks do.
-func prefetchChildRows(wide []wideNode, rows []float32, ref uint32) {
-	prefetchRef(unsafe.Pointer(unsafe.SliceData(wide)), unsafe.Pointer(unsafe.SliceData(rows)), ref)
 }
 
 // The assembly hard-codes the layout: these fail to compile if it changes.
