@@ -684,14 +684,40 @@ func Parallel(n, chunk, workers int, f func(lo, hi int)) time.Duration {
 	return time.Since(start)
 }
 
+// growStack grows the calling goroutine's stack to 32 KB, more than any
+// tracer's calls need, before the clock starts. A new goroutine's stack
+// starts small and grows on the first call that needs more: raypipe's
+// queries (Go code, with assembly frames of 2-3 KB) grow every worker's
+// stack in its first chunk, while Embree's calls run on the threads' own
+// C stacks. Right after the garbage collection that precedes every timed
+// run (bestTraces) a grown stack comes from memory the collector has just
+// freed: on a 16-core Xeon (a virtual machine) the sixteen workers' first
+// chunks cost raypipe 10-40% more, against Embree's, than their later
+// chunks did (Embree ÷ raypipe per chunk, medians over the 10k terrain,
+// spider.obj and WusonOBJ.obj: 0.67-0.79 against 0.78-0.87 on one
+// machine, 0.68-0.83 against 0.89-1.19 on another), and growing each
+// worker's stack before the start line made them alike (0.78-0.89 against
+// 0.78-0.88; docs/against-embree.md, "First chunks"). On a Zen 3 core the
+// first query in a new goroutine costs 0.6-3 us more than the next. A
+// program that traces from long-lived goroutines pays it once.
+//
+//go:noinline
+func growStack() byte {
+	var b [24 << 10]byte
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = byte(i >> 12)
+	}
+	return b[len(b)-4096]
+}
+
 // Together runs run(0), ..., run(n-1) on n goroutines, the caller's being
 // the last, and returns when all have returned, with the time at which
-// they started: each first calls prepare (if not nil) and then waits at a
-// start line until every one has, so that all of them are running on
-// threads of their own when the first begins. Up to GOMAXPROCS goroutines
-// spin there; more than that yield while they wait (a spinning goroutine
-// would keep a waiting one off its thread until the scheduler preempts
-// it).
+// they started: each first grows its stack (growStack), calls prepare (if
+// not nil) and then waits at a start line until every one has, so that
+// all of them are running on threads of their own when the first begins.
+// Up to GOMAXPROCS goroutines spin there; more than that yield while they
+// wait (a spinning goroutine would keep a waiting one off its thread
+// until the scheduler preempts it).
 func Together(n int, prepare, run func(w int)) time.Time {
 	yield := n > runtime.GOMAXPROCS(0)
 	wait := func(done func() bool) {
@@ -706,6 +732,7 @@ func Together(n int, prepare, run func(w int)) time.Time {
 	var wg sync.WaitGroup
 	for w := range n - 1 {
 		wg.Go(func() {
+			growStack()
 			if prepare != nil {
 				prepare(w)
 			}
@@ -714,6 +741,7 @@ func Together(n int, prepare, run func(w int)) time.Time {
 			run(w)
 		})
 	}
+	growStack()
 	if prepare != nil {
 		prepare(n - 1)
 	}
