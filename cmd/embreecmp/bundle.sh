@@ -53,8 +53,11 @@ cat >"$dir/run.sh" <<'RUN'
 # embreecmp's scene flags (for a quick try), RUNS and AVX2_RUNS the
 # number of embreecmp runs (3 and 2), and SKIP lists steps to leave out
 # (embreecmp, steady, ab, scaling, phases, gogc, bench). The steady step
-# runs the cache-resident scenes with -steady: each tracer's rate per
-# thread on 1, 8 and N locked threads beside the table's rows.
+# runs the whole set with -steady, raypipe's fast trace against Embree
+# medium: each tracer's rate per thread on 1 and N locked threads, twice
+# each, beside the table's rows (on the 16-core machines one thread's
+# speed swings between windows, so the steady rows are the ones to
+# compare; docs/against-embree.md, On 16 cores).
 cd "$(dirname "$0")"
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -73,7 +76,7 @@ if step embreecmp; then
     ec $S $R -check=false -embree-isa avx2 >"$OUT/embreecmp-avx2-$i.txt" 2>&1
   done
 fi
-step steady && ec -sizes 10k,1m -scenes terrain -obj "$M/spider.obj,$M/WusonOBJ.obj" $R -check=false -steady 150ms -steady-threads "1,8,$T" >"$OUT/steady.txt" 2>&1
+step steady && ec $S -tracers embree-medium,raypipe-fasttrace -threads "$T" -check=false -steady 150ms -steady-threads "1,$T,1,$T" >"$OUT/steady.txt" 2>&1
 if step ab && ls accel-*.test >/dev/null 2>&1; then
   for round in 1 2 3; do
     for t in accel-*.test accel.test; do
