@@ -277,17 +277,17 @@
 // VERTEX translates and shears one vertex of the eight triangles, whose
 // rows start at base (R8, R9, R10: kx, ky, kz times the row stride), as
 // intersect does: z = v[kz] - oz, x = (v[kx] - ox) - sx*z, y = (v[ky] -
-// oy) - sy*z. It clobbers Y12.
+// oy) - sy*z, with sx and sy in Y13 and Y14 (LEAFEDGES). It clobbers Y12.
 #define VERTEX(base, z, x, y) \
 	VMOVUPS (base)(R10*1), z \
 	VSUBPS  OZ(SP), z, z \
 	VMOVUPS (base)(R8*1), x \
 	VSUBPS  OX(SP), x, x \
-	VMULPS  SX(SP), z, Y12 \
+	VMULPS  Y13, z, Y12 \
 	VSUBPS  Y12, x, x \
 	VMOVUPS (base)(R9*1), y \
 	VSUBPS  OY(SP), y, y \
-	VMULPS  SY(SP), z, Y12 \
+	VMULPS  Y14, z, Y12 \
 	VSUBPS  Y12, y, y
 
 // CROSS sets dst to a*b - c*d, each product rounded (an edge function).
@@ -303,8 +303,14 @@
 // vertices' sheared z in Y0-Y2 and the edge functions eu, ev, ew in
 // Y9-Y11, the edge cases (an edge function of zero) in Y4 and the sign
 // of the lanes whose origin lies outside the triangle in Y5. It clobbers
-// Y3, Y6-Y8, Y12 and AX.
+// Y3, Y6-Y8, Y12 and AX, and leaves sx and sy in Y13 and Y14: the walks
+// hold tMax and its far bound there between leaves (LOADNODE sets them
+// again after one), and in registers the shear's two constants spare
+// each leaf six of VERTEX's 24 loads for two (the soups' single rays
+// 1.00-1.04x, BenchmarkTrace and embreecmp, alternated).
 #define LEAFEDGES \
+	VMOVUPS SX(SP), Y13 \
+	VMOVUPS SY(SP), Y14 \
 	VERTEX(SI, Y0, Y3, Y4) \
 	LEAQ    (SI)(R11*1), AX \
 	VERTEX(AX, Y1, Y5, Y6) \
