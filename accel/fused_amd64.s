@@ -306,8 +306,9 @@
 // Y3, Y6-Y8, Y12 and AX, and leaves sx and sy in Y13 and Y14: the walks
 // hold tMax and its far bound there between leaves (LOADNODE sets them
 // again after one), and in registers the shear's two constants spare
-// each leaf six of VERTEX's 24 loads for two (the soups' single rays
-// 1.00-1.04x, BenchmarkTrace and embreecmp, alternated).
+// each leaf six of VERTEX's 24 loads for two (about 1% on the soups'
+// single rays, BenchmarkTrace and embreecmp alternated; the rest within
+// their swing).
 #define LEAFEDGES \
 	VMOVUPS SX(SP), Y13 \
 	VMOVUPS SY(SP), Y14 \

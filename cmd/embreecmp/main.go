@@ -17,8 +17,8 @@
 //
 // Rates are the best of -reps runs, each timed from the moment all its
 // goroutines run, their stacks grown (they wait at a start line: see
-// embree.Parallel and embree.Together) to the end of the whole batch. Every tracer builds its scene first; then the tracers' runs
-// alternate: each repetition times every tracer in turn (in reverse order
+// embree.Parallel and embree.Together), to the end of the whole batch.
+// Every tracer builds its scene first; then the tracers' runs alternate: each repetition times every tracer in turn (in reverse order
 // every other one), right after an untimed run of the same rays that
 // brings its scene back into the caches, so that a shared machine whose
 // speed drifts during the minutes a scene takes moves every tracer's best
