@@ -18,12 +18,13 @@
 // Rates are the best of -reps runs, each timed from the moment all its
 // goroutines run, their stacks grown (they wait at a start line: see
 // embree.Parallel and embree.Together), to the end of the whole batch.
-// Every tracer builds its scene first; then the tracers' runs alternate: each repetition times every tracer in turn (in reverse order
-// every other one), right after an untimed run of the same rays that
-// brings its scene back into the caches, so that a shared machine whose
-// speed drifts during the minutes a scene takes moves every tracer's best
-// alike and the ratios stay steady between runs. "1T" is one build thread and one tracing
-// goroutine; "NT" is all threads: builds use all hardware threads (Embree's
+// Every tracer builds its scene first; then the tracers' runs alternate:
+// each repetition times every tracer in turn (in reverse order every
+// other one), right after an untimed run of the same rays that brings its
+// scene back into the caches, so that a shared machine whose speed drifts
+// during the minutes a scene takes moves every tracer's best alike and the
+// ratios stay steady between runs. "1T" is one build thread and one
+// tracing goroutine; "NT" is all threads: builds use all hardware threads (Embree's
 // TBB pool, raypipe's GOMAXPROCS) and both tracers trace chunks of 4096
 // rays from -threads goroutines (default GOMAXPROCS), one goroutine
 // tracing the same chunks in turn for 1T. Every timed run starts after a
