@@ -1,7 +1,5 @@
 package accel
 
-import "github.com/raypipe/raypipe/vec"
-
 // TreeStats describes the shape of an acceleration structure's tree, for
 // tools (`raypipe info`) and for judging build quality.
 type TreeStats struct {
@@ -62,7 +60,7 @@ func wideAreas(wide []wideNode, nodes []node) (nodeArea, leafArea float64) {
 		w := &wide[i]
 		nodeArea += area
 		for s := range int(w.n) {
-			box := AABB{vec.V3(w.b[0][s], w.b[2][s], w.b[4][s]), vec.V3(w.b[1][s], w.b[3][s], w.b[5][s])}
+			box := w.box(s)
 			a := halfArea64(&box) / root
 			if ref := w.ref[s]; isLeafRef(ref) {
 				leafArea += a

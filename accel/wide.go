@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+
+	"github.com/raypipe/raypipe/vec"
 )
 
 // wideNode is one node of the 8-wide BVH that traversal walks. It is derived
@@ -374,6 +376,11 @@ func (w *wideNode) set(i int, b *AABB, ref uint32) {
 	w.b[2][i], w.b[3][i] = b.Min.Y, b.Max.Y
 	w.b[4][i], w.b[5][i] = b.Min.Z, b.Max.Z
 	w.ref[i] = ref
+}
+
+// box returns the box set (set) in slot i.
+func (w *wideNode) box(i int) AABB {
+	return AABB{vec.V3(w.b[0][i], w.b[2][i], w.b[4][i]), vec.V3(w.b[1][i], w.b[3][i], w.b[5][i])}
 }
 
 // hitWide tests the children of n against the ray over [tMin, tMax] with

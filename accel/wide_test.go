@@ -45,7 +45,7 @@ func checkWide(wide []wideNode, prims int, box func(uint32) AABB) error {
 		}
 		total, prev := 0, math.MaxInt
 		for i := 0; i < wideWidth; i++ {
-			cb := AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])}
+			cb := n.box(i)
 			if n.ref[i] == emptyRef {
 				if !cb.IsEmpty() {
 					return 0, treeError("empty wide slot with a non-empty box")
@@ -316,7 +316,7 @@ func wideArea(wide []wideNode, rootBox AABB) float64 {
 		n := &wide[ref]
 		s := boxArea64(b)
 		for i := 0; i < int(n.n); i++ {
-			s += sum(n.ref[i], AABB{vec.V3(n.b[0][i], n.b[2][i], n.b[4][i]), vec.V3(n.b[1][i], n.b[3][i], n.b[5][i])})
+			s += sum(n.ref[i], n.box(i))
 		}
 		return s
 	}

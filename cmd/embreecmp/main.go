@@ -24,10 +24,10 @@
 // scene back into the caches, so that a shared machine whose speed drifts
 // during the minutes a scene takes moves every tracer's best alike and the
 // ratios stay steady between runs. "1T" is one build thread and one
-// tracing goroutine; "NT" is all threads: builds use all hardware threads (Embree's
-// TBB pool, raypipe's GOMAXPROCS) and both tracers trace chunks of 4096
-// rays from -threads goroutines (default GOMAXPROCS), one goroutine
-// tracing the same chunks in turn for 1T. Every timed run starts after a
+// tracing goroutine; "NT" is all threads: builds use all hardware threads
+// (Embree's TBB pool, raypipe's GOMAXPROCS) and both tracers trace chunks
+// of 4096 rays from -threads goroutines (default GOMAXPROCS), one
+// goroutine tracing the same chunks in turn for 1T. Every timed run starts after a
 // garbage collection, so that none triggered by earlier allocations (this
 // tool's ray and hit buffers, earlier scenes) runs during it: one running
 // alongside slowed raypipe's batch calls up to 2x. Builds also release
