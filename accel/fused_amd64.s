@@ -16,7 +16,10 @@
 // of four, so every value is theirs bit for bit; no FMA is used (the Go
 // loops round every product). Only VEX instructions run between the
 // first 256-bit one and the VZEROUPPER before each return, so no SSE
-// code runs with dirty upper register halves. X15 and R14 are left alone.
+// code runs with dirty upper register halves. R14 is left alone; Y15
+// holds oz during a leaf test (LEAFEDGES): these are ABI0 functions, and
+// Go's compiler zeroes X15, its zero register, after every call from Go
+// into ABI0 code (cmd/compile/internal/amd64/ssa.go, zeroX15).
 //
 // The layout constants mirror fused_amd64.go (fusedWalk), slab.go
 // (slabRay: six 16-byte broadcasts, three 32-byte ones, then the six row
@@ -277,10 +280,11 @@
 // VERTEX translates and shears one vertex of the eight triangles, whose
 // rows start at base (R8, R9, R10: kx, ky, kz times the row stride), as
 // intersect does: z = v[kz] - oz, x = (v[kx] - ox) - sx*z, y = (v[ky] -
-// oy) - sy*z, with sx and sy in Y13 and Y14 (LEAFEDGES). It clobbers Y12.
+// oy) - sy*z, with oz, sx and sy in Y15, Y13 and Y14 (LEAFEDGES). It
+// clobbers Y12.
 #define VERTEX(base, z, x, y) \
 	VMOVUPS (base)(R10*1), z \
-	VSUBPS  OZ(SP), z, z \
+	VSUBPS  Y15, z, z \
 	VMOVUPS (base)(R8*1), x \
 	VSUBPS  OX(SP), x, x \
 	VMULPS  Y13, z, Y12 \
@@ -303,15 +307,19 @@
 // vertices' sheared z in Y0-Y2 and the edge functions eu, ev, ew in
 // Y9-Y11, the edge cases (an edge function of zero) in Y4 and the sign
 // of the lanes whose origin lies outside the triangle in Y5. It clobbers
-// Y3, Y6-Y8, Y12 and AX, and leaves sx and sy in Y13 and Y14: the walks
-// hold tMax and its far bound there between leaves (LOADNODE sets them
-// again after one), and in registers the shear's two constants spare
-// each leaf six of VERTEX's 24 loads for two (about 1% on the soups'
-// single rays, BenchmarkTrace and embreecmp alternated; the rest within
-// their swing).
+// Y3, Y6-Y8, Y12 and AX, and leaves sx and sy in Y13 and Y14 and oz in
+// Y15: the walks hold tMax and its far bound in Y13 and Y14 between
+// leaves (LOADNODE sets them again after one), and in registers the
+// shear's two constants spare each leaf six of VERTEX's 24 loads for two
+// (about 1% on the soups' single rays, BenchmarkTrace and embreecmp
+// alternated; the rest within their swing), oz three more for one (17
+// loads a leaf; embreecmp, six rounds alternated: raypipe's incoherent
+// rays 1.003-1.022x on every scene and thread count, the rest
+// 0.989-1.027x, median 1.005).
 #define LEAFEDGES \
 	VMOVUPS SX(SP), Y13 \
 	VMOVUPS SY(SP), Y14 \
+	VMOVUPS OZ(SP), Y15 \
 	VERTEX(SI, Y0, Y3, Y4) \
 	LEAQ    (SI)(R11*1), AX \
 	VERTEX(AX, Y1, Y5, Y6) \
