@@ -2,8 +2,9 @@ package accel
 
 import (
 	"math/bits"
-	"runtime"
+	"runtime/metrics"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -50,11 +51,11 @@ const tempPoolMin = 64 << 10
 // slot only that processor reads, and a build's goroutine moves between
 // processors as it waits on its workers, so on 16 processors a fifth of
 // the gets missed and zeroed 4 MB anew. Like a sync.Pool, it forgets
-// what stays unused through two garbage collections (age).
+// what stays unused through two garbage collections (ager).
 var tempPool struct {
 	mu       sync.Mutex
 	new, old [tempMapShift + 1][]*[]uint64 // released since the last collection, before it
-	aging    bool                          // age is armed
+	aging    bool                          // an ager runs
 }
 
 // getTemp returns a released buffer of class c, or nil.
@@ -81,24 +82,60 @@ func putTemp(c int, buf *[]uint64) {
 	p.new[c] = append(p.new[c], buf)
 	if !p.aging {
 		p.aging = true
-		armAging()
+		go ager(gcCycles())
 	}
 }
 
-// armAging has age run after the next garbage collection: a cleanup of
-// an object nothing references runs once a collection has found it
-// unreachable. The object is 16 bytes: Go's tiny allocator batches
-// pointer-free objects of less than that into one block, whose cleanups
-// "may never run" while another object in it lives (runtime.AddCleanup),
-// and an 8-byte one left the pool holding its buffers for good, in one
-// run of TestTempPoolReusesThenForgets out of several under CI.
-func armAging() {
-	runtime.AddCleanup(new([2]uint64), func(struct{}) { age() }, struct{}{})
+// ager ages the pool once after each garbage collection, while the pool
+// holds buffers: it reads the collector's count of cycles
+// (runtime/metrics) every agePollMin, backing off to agePollMax while no
+// collection comes, and returns once age has emptied the pool. Several
+// collections between two reads count as one, so a buffer goes after
+// two reads that each follow one at least.
+//
+// Until 2026-11-27 a cleanup did this (runtime.AddCleanup on a fresh
+// object, age re-arming it): in about one full run of the accel tests in
+// ten (GOEXPERIMENT=simd; once under CI) the armed object outlived every
+// later collection and the pool kept its buffers for good; a cleanup
+// armed afresh then still ran, and arming two objects at a time failed
+// the same way (both kept). Why is not known; the runtime promises
+// cleanups no promptness ("may never run"), the count of cycles is exact.
+func ager(seen uint64) {
+	wait := agePollMin
+	for {
+		time.Sleep(wait)
+		if c := gcCycles(); c != seen {
+			seen, wait = c, agePollMin
+			if !age() {
+				return
+			}
+		} else {
+			wait = min(2*wait, agePollMax)
+		}
+	}
+}
+
+// The ager's reads of the collector's count: every agePollMin while
+// collections come, at most agePollMax apart while none does.
+const (
+	agePollMin = 10 * time.Millisecond
+	agePollMax = time.Second
+)
+
+// gcCycles returns how many garbage collections have completed.
+func gcCycles() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // age drops the buffers released before the last collection and unused
-// since, and keeps aging while the pool holds any.
-func age() {
+// since, and reports whether the pool still holds any (else the ager
+// stops, and the next putTemp starts another).
+func age() bool {
 	p := &tempPool
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -109,9 +146,7 @@ func age() {
 		held = held || len(p.old[c]) > 0
 	}
 	p.aging = held
-	if held {
-		armAging()
-	}
+	return held
 }
 
 // testTempFill, where tests set it, is written to every byte of what
