@@ -65,7 +65,7 @@ func TestTempPoolReusesThenForgets(t *testing.T) {
 			t.Fatalf("the pool still holds %d buffers after collections for 5 s", held())
 		}
 		runtime.GC()
-		time.Sleep(time.Millisecond) // the cleanup that ages the pool runs after the collection
+		time.Sleep(time.Millisecond) // the ager reads the collector's count every agePollMin
 	}
 }
 
