@@ -175,7 +175,8 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 			w.overflow = true
 			return false
 		}
-		n := &b.wide[cur.node]
+		wide, leaves := b.wide, b.leafLines()
+		n := &wide[cur.node]
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
@@ -200,7 +201,7 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 					a, c = c, a
 				}
 				w.stack[sp] = c
-				prefetchChild(b.wide, b.leafLines(), c.node)
+				prefetchChild(wide, leaves, c.node)
 				sp++
 				cur = a
 			} else {
@@ -208,11 +209,11 @@ func (b *BLAS) stepClosestSIMD(w *batchWalk) bool {
 				sp = pushSorted(n, mask, &near, w.stack[:], sp) - 1
 				cur = w.stack[sp]
 				for j := base; j < sp; j++ {
-					prefetchChild(b.wide, b.leafLines(), w.stack[j].node)
+					prefetchChild(wide, leaves, w.stack[j].node)
 				}
 			}
 			if cur.near <= tm {
-				prefetchChild(b.wide, b.leafLines(), cur.node)
+				prefetchChild(wide, leaves, cur.node)
 				w.cur, w.sp = cur, sp
 				return true
 			}
@@ -253,7 +254,8 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 			w.overflow = true
 			return false
 		}
-		n := &b.wide[cur]
+		wide, leaves := b.wide, b.leafLines()
+		n := &wide[cur]
 		q := &w.q
 		p := unsafe.Pointer(&n.b)
 		nr := q.tMin.Max(q.load(p, q.nxo).Sub(q.ox).Mul(q.ix)).Max(q.load(p, q.nyo).Sub(q.oy).Mul(q.iy)).Max(q.load(p, q.nzo).Sub(q.oz).Mul(q.iz))
@@ -274,11 +276,11 @@ func (b *BLAS) stepOccludedSIMD(w *batchWalk, record bool) bool {
 				var i int
 				i, m = lastSlot(m)
 				w.stack[w.sp] = stackEntry{node: n.ref[i&wideMask]}
-				prefetchChild(b.wide, b.leafLines(), w.stack[w.sp].node)
+				prefetchChild(wide, leaves, w.stack[w.sp].node)
 				w.sp++
 			}
 			w.cur.node = n.ref[take]
-			prefetchChild(b.wide, b.leafLines(), w.cur.node)
+			prefetchChild(wide, leaves, w.cur.node)
 			return true
 		}
 	} else {
