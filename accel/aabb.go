@@ -94,3 +94,21 @@ func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) 
 func triBounds(t *triVerts) AABB {
 	return AABB{t[0].Min(t[1]).Min(t[2]), t[0].Max(t[1]).Max(t[2])}
 }
+
+// triFinite reports whether every coordinate of t is finite, so that t is
+// an active triangle: x - x is 0 for a finite x and NaN for an infinity or
+// a NaN, and a NaN term makes the sum NaN (one compare, not nine pairs).
+func triFinite(t *triVerts) bool {
+	z := (t[0].X - t[0].X) + (t[0].Y - t[0].Y) + (t[0].Z - t[0].Z) +
+		(t[1].X - t[1].X) + (t[1].Y - t[1].Y) + (t[1].Z - t[1].Z) +
+		(t[2].X - t[2].X) + (t[2].Y - t[2].Y) + (t[2].Z - t[2].Z)
+	return z == 0
+}
+
+// boxFinite reports whether every coordinate of b is finite (as
+// triFinite).
+func boxFinite(b *AABB) bool {
+	z := (b.Min.X - b.Min.X) + (b.Min.Y - b.Min.Y) + (b.Min.Z - b.Min.Z) +
+		(b.Max.X - b.Max.X) + (b.Max.Y - b.Max.Y) + (b.Max.Z - b.Max.Z)
+	return z == 0
+}

@@ -145,6 +145,47 @@ func BenchmarkBuildSmall(b *testing.B) {
 	}
 }
 
+// BenchmarkUpdate refits a BLAS built with BuildAllowUpdate to its
+// geometry moved by a little, and back, in turn (BuildRaytracing
+// AccelerationStructure with PERFORM_UPDATE, as a program that deforms a
+// mesh every frame), beside a build with the same flags ("build"), in
+// Mtris/s.
+func BenchmarkUpdate(b *testing.B) {
+	const flags = BuildAllowUpdate | BuildPreferFastTrace
+	for _, kind := range []string{"terrain", "soup"} {
+		for _, s := range benchSizes[1:] {
+			g := benchScene(kind, s.tris)
+			moved := jitter(rand.New(rand.NewPCG(uint64(s.tris), 5)), g, 1e-3)
+			tris := g.Triangles.IndexCount / 3
+			b.Run(kind+"/"+s.name+"/update", func(b *testing.B) {
+				blas, err := BuildBLAS([]Geometry{g}, flags)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := range b.N {
+					in := g
+					if i%2 == 0 {
+						in = moved
+					}
+					if err := blas.Update([]Geometry{in}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(tris)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mtris/s")
+			})
+			b.Run(kind+"/"+s.name+"/build", func(b *testing.B) {
+				for range b.N {
+					if _, err := BuildBLAS([]Geometry{g}, flags); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(tris)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mtris/s")
+			})
+		}
+	}
+}
+
 // BenchmarkBuildTLAS times top-level builds over 1k, 10k and 100k
 // instances of one small BLAS, placed at random (rotated, scaled, spread
 // over a cube), as a program that moves its instances rebuilds the top

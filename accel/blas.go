@@ -342,7 +342,7 @@ func geomOf(starts []int, id int) int {
 func (d *decodedGeometry) primBox(p int) (AABB, bool) {
 	if d.typ == GeometryTriangles {
 		t := &d.tris[p]
-		if !t[0].IsFinite() || !t[1].IsFinite() || !t[2].IsFinite() {
+		if !triFinite(t) {
 			return AABB{}, false
 		}
 		return triBounds(t), true

@@ -1010,15 +1010,23 @@ func (c *centroids) union(a *centroids) {
 // refit recomputes every node's bounds bottom-up from leafBox, which
 // returns the box of the primitive in a leaf slot.
 func refit(nodes []node, leafBox func(slot uint32) AABB) {
-	for i := len(nodes) - 1; i >= 0; i-- {
-		n := &nodes[i]
-		if n.isLeaf() {
+	for i := range nodes {
+		if n := &nodes[i]; n.isLeaf() {
 			bb := emptyAABB()
 			for s := n.first; s < n.first+n.count; s++ {
 				bb = bb.Union(leafBox(s))
 			}
 			n.bounds = bb
-		} else if n.first != 0 {
+		}
+	}
+	refitInner(nodes)
+}
+
+// refitInner sets every inner node's bounds to the union of its two
+// children's, bottom-up (children follow their parents).
+func refitInner(nodes []node) {
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if n := &nodes[i]; !n.isLeaf() && n.first != 0 {
 			n.bounds = nodes[n.first].bounds.Union(nodes[n.first+1].bounds)
 		}
 	}

@@ -56,31 +56,34 @@ func (b *BLAS) leafRowsInto(rows []float32) []float32 {
 	if rows == nil {
 		return nil
 	}
-	nodes, tris := b.nodes, b.tris
+	nodes := b.nodes
 	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			n := &nodes[i]
-			if !n.isLeaf() {
-				continue
-			}
-			first, cnt := int(n.first), int(n.count)
-			block := rows[rowsPerSlot*first : rowsPerSlot*(first+cnt)]
-			for k, t := range tris[first : first+cnt] {
-				// Row by row, last first: one bounds check covers the rest.
-				block[9*cnt+k] = math.Float32frombits(b.primID(uint32(first+k)) ^ primRowBias)
-				block[8*cnt+k] = t[2].Z
-				block[7*cnt+k] = t[2].Y
-				block[6*cnt+k] = t[2].X
-				block[5*cnt+k] = t[1].Z
-				block[4*cnt+k] = t[1].Y
-				block[3*cnt+k] = t[1].X
-				block[2*cnt+k] = t[0].Z
-				block[cnt+k] = t[0].Y
-				block[k] = t[0].X
+			if n := &nodes[i]; n.isLeaf() {
+				b.putLeafRows(rows, int(n.first), int(n.count))
 			}
 		}
 	})
 	return rows
+}
+
+// putLeafRows lays out the rows of the leaf of slots [first, first+cnt)
+// in rows.
+func (b *BLAS) putLeafRows(rows []float32, first, cnt int) {
+	block := rows[rowsPerSlot*first : rowsPerSlot*(first+cnt)]
+	for k, t := range b.tris[first : first+cnt] {
+		// Row by row, last first: one bounds check covers the rest.
+		block[9*cnt+k] = math.Float32frombits(b.primID(uint32(first+k)) ^ primRowBias)
+		block[8*cnt+k] = t[2].Z
+		block[7*cnt+k] = t[2].Y
+		block[6*cnt+k] = t[2].X
+		block[5*cnt+k] = t[1].Z
+		block[4*cnt+k] = t[1].Y
+		block[3*cnt+k] = t[1].X
+		block[2*cnt+k] = t[0].Z
+		block[cnt+k] = t[0].Y
+		block[k] = t[0].X
+	}
 }
 
 // primID returns the primitive id of slot s: the index of its primitive

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -337,4 +338,123 @@ func TestUpdateInactiveAtBuildStaysInactive(t *testing.T) {
 	pb := mustBLAS(t, []Geometry{AABBGeometry(boxes)}, BuildAllowUpdate)
 	boxes[0].Min.X = 0
 	wantInputError(t, pb.Update([]Geometry{AABBGeometry(boxes)}), "geometry 0", "AABBs.Buffer", "primitive 0 was inactive")
+}
+
+// An update keeps the binary tree's topology and nothing else of the build:
+// the result is the tree refitted to the new primitives (each leaf the
+// union of its active triangles' boxes, each inner node of its children's),
+// widened and laid out as a build (or a deserialization) of that tree
+// would be, whatever the chunks the refit ran in. It is written into the
+// memory the structure had. The expectation here is computed serially
+// from the input, through widen and leafRows on a fresh copy.
+func TestUpdateIsTheLayoutOfItsRefittedTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	pos, idx := randomSoup(rng, 70000, 0.02) // several of the refit's chunks
+	cases := []struct {
+		name  string
+		geoms []Geometry
+	}{
+		{"one geometry", []Geometry{TriangleGeometry(pos, idx)}},
+		{"three geometries", soupGeoms(rng, 3, 3000)},
+	}
+	for _, c := range cases {
+		name, geoms := c.name, c.geoms
+		t.Run(name, func(t *testing.T) {
+			b := mustBLAS(t, geoms, BuildAllowUpdate|BuildPreferFastTrace)
+			rows, tris := unsafe.SliceData(b.rows), unsafe.SliceData(b.tris)
+			moved := make([]Geometry, len(geoms))
+			for i := range geoms {
+				moved[i] = jitter(rng, geoms[i], 0.05)
+			}
+			// A few triangles go inactive: a NaN or an infinite coordinate.
+			vb := moved[0].Triangles.VertexBuffer
+			putLe32(vb[12*5:], math.Float32bits(float32(math.NaN())))
+			putLe32(vb[12*900+8:], math.Float32bits(float32(math.Inf(-1))))
+			if err := b.Update(moved); err != nil {
+				t.Fatal(err)
+			}
+
+			want := &BLAS{typ: b.typ, geoms: b.geoms, primGeom: b.primGeom, primIndex: b.primIndex}
+			want.nodes = slices.Clone(b.nodes)
+			want.tris = make([]triVerts, len(b.tris))
+			dec, err := decodeAll(moved, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inactive := 0
+			for s := range want.tris {
+				tri := dec[b.primGeom[s]].tris[b.primIndex[s]]
+				if !tri[0].IsFinite() || !tri[1].IsFinite() || !tri[2].IsFinite() {
+					tri, inactive = inactiveTri, inactive+1
+				}
+				want.tris[s] = tri
+			}
+			if inactive < 2 && name == "one geometry" {
+				t.Fatalf("%d inactive slots, want the two made so", inactive)
+			}
+			var refitBy func(n uint32) AABB
+			refitBy = func(n uint32) AABB {
+				nd := &want.nodes[n]
+				bb := emptyAABB()
+				if nd.isLeaf() {
+					for s := nd.first; s < nd.first+nd.count; s++ {
+						if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
+							bb = bb.Union(triBounds(tri))
+						}
+					}
+				} else {
+					bb = refitBy(nd.first).Union(refitBy(nd.first + 1))
+				}
+				nd.bounds = bb
+				return bb
+			}
+			refitBy(0)
+			want.wide = widen(want.nodes)
+			want.rows = want.leafRows()
+
+			if !sameBytes(b.tris, want.tris) {
+				t.Error("slots differ from the input's primitives")
+			}
+			if !sameBytes(b.nodes, want.nodes) {
+				t.Error("nodes differ from the tree refitted")
+			}
+			if !sameBytes(b.wide, want.wide) {
+				t.Error("wide nodes differ from widen of the refitted tree")
+			}
+			if !sameBytes(b.rows, want.rows) {
+				t.Error("leaf rows differ from leafRows of the refitted tree")
+			}
+			if unsafe.SliceData(b.rows) != rows || unsafe.SliceData(b.tris) != tris {
+				t.Error("the update moved the slots or rows to new memory")
+			}
+		})
+	}
+}
+
+// sameBytes reports whether a and b hold the same bytes (NaNs included).
+func sameBytes[E any](a, b []E) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	size := int(unsafe.Sizeof(*new(E))) * len(a)
+	return len(a) == 0 || slices.Equal(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), size),
+		unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), size))
+}
+
+// widenInto writes into the array it is given where the plan fits it, and
+// gives the same wide nodes as widen either way.
+func TestWidenIntoReusesRoomyArrays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	b := mustBLAS(t, soupGeoms(rng, 1, 5000), BuildPreferFastTrace)
+	want := widen(b.nodes)
+	roomy := make([]wideNode, 1, len(want)+5)
+	got := widenInto(b.nodes, roomy)
+	if unsafe.SliceData(got) != unsafe.SliceData(roomy) || !sameBytes(got, want) {
+		t.Fatal("a roomy array: not reused, or other nodes than widen's")
+	}
+	small := make([]wideNode, len(want)-1)
+	got = widenInto(b.nodes, small)
+	if unsafe.SliceData(got) == unsafe.SliceData(small) || !sameBytes(got, want) {
+		t.Fatal("a small array: written past, or other nodes than widen's")
+	}
 }

@@ -75,10 +75,15 @@ func leafRange(ref uint32) (first, end uint32) {
 //
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
-func widen(nodes []node) []wideNode {
+func widen(nodes []node) []wideNode { return widenInto(nodes, nil) }
+
+// widenInto is widen into dst's array where it has room (an update's
+// refit: the plan may take more or fewer wide nodes than before), else
+// into a new one.
+func widenInto(nodes []node, dst []wideNode) []wideNode {
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
-		out := hugeSlice[wideNode](1, 1)
+		out := wideArray(dst, 1)
 		out[0].clear()
 		if root.isLeaf() {
 			out[0].set(0, &root.bounds, leafRef(root.first, root.count))
@@ -98,7 +103,7 @@ func widen(nodes []node) []wideNode {
 		spawn = 1 + b2i(procs > wideWidth)
 	}
 	kids := plan.number(nodes, 0, index, spawn)
-	out := hugeSlice[wideNode](len(kids), len(kids))
+	out := wideArray(dst, len(kids))
 	buildPhase("widenumber")
 	parallelChunks(splitWorkBy(len(kids), wideGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -106,6 +111,15 @@ func widen(nodes []node) []wideNode {
 		}
 	})
 	return out
+}
+
+// wideArray returns n wide nodes: dst's first n where it has room, else a
+// new array (in huge pages where it is large).
+func wideArray(dst []wideNode, n int) []wideNode {
+	if cap(dst) >= n {
+		return dst[:n]
+	}
+	return hugeSlice[wideNode](n, n)
 }
 
 // wideKids are the binary nodes that become a wide node's children, and
