@@ -35,6 +35,15 @@
 // heap memory, as in a program that rebuilds, not growing the heap
 // (Embree maps fresh memory for every build).
 //
+// The update rows (on unless -updates=false; not for the -instances
+// scenes) time an update of each mesh's structure to its vertices moved
+// by a little, and back, in turn (best of twice -build-reps): Embree
+// refitting (a dynamic two-level scene whose geometry has the build
+// quality REFIT, as embree.BuildRefittable makes it, for every Embree
+// tracer; its copy into the vertex buffer timed too), raypipe's
+// BLAS.Update of a BLAS built with the tracer's flags and BuildAllowUpdate
+// (the geometry's decoding from the caller's positions timed too).
+//
 // With -steady (a duration, e.g. 150ms), each scene's table is followed by
 // steady-state rows: for each of -steady-threads thread counts, every thread
 // locked to an OS thread, all started together, each tracing chunk after
@@ -119,6 +128,7 @@ var (
 	flagSteady    = flag.Duration("steady", 0, "also time each tracer's rate per thread in a steady state, each run this long (e.g. 150ms; 0: not), on -steady-threads threads (see steady.go)")
 	flagSteadyT   = flag.String("steady-threads", "", "thread counts of the -steady rows, the first being the base of their ratios (default 1 and -threads)")
 	flagTreeStats = flag.Bool("tree-stats", false, "print each raypipe tree's areas (accel.TreeStats) and let Embree print its own BVH statistics (its \"verbose=2\", with its configuration) to compare build quality in one measure")
+	flagUpdates   = flag.Bool("updates", true, "also time updates of each mesh's structure to moved vertices (Embree's refit, raypipe's BLAS.Update of a BLAS built with BuildAllowUpdate), best of twice -build-reps")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
@@ -323,7 +333,13 @@ func compare(m mesh, tracers []tracer) error {
 	nt := *flagThreads
 	rowBuild1 := "build 1T Mtris/s"
 	rowBuildN := fmt.Sprintf("build %dT Mtris/s", nt)
-	rows := append([]string{rowBuild1, rowBuildN}, traceRows(kinds)...)
+	rowUpdate1 := "update 1T Mtris/s"
+	rowUpdateN := fmt.Sprintf("update %dT Mtris/s", nt)
+	rows := []string{rowBuild1, rowBuildN}
+	if *flagUpdates {
+		rows = append(rows, rowUpdate1, rowUpdateN)
+	}
+	rows = append(rows, traceRows(kinds)...)
 
 	results := newResults(len(tracers))
 	scenes, err := buildPhases(tracers, func(ti int, t tracer, threads int) (scene, error) {
@@ -331,11 +347,19 @@ func compare(m mesh, tracers []tracer) error {
 		if err != nil {
 			return nil, err
 		}
-		row := rowBuildN
+		row, urow := rowBuildN, rowUpdateN
 		if threads == 1 {
-			row = rowBuild1
+			row, urow = rowBuild1, rowUpdate1
 		}
 		results[ti][row] = float64(ntri) / d.Seconds() / 1e6
+		if *flagUpdates {
+			u, err := bestUpdate(t, m, threads)
+			if err != nil {
+				sc.Close()
+				return nil, err
+			}
+			results[ti][urow] = float64(ntri) / u.Seconds() / 1e6
+		}
 		return sc, nil
 	})
 	if err != nil {
@@ -544,6 +568,57 @@ func bestBuild(t tracer, m mesh, threads int) (time.Duration, scene, error) {
 		return sc, 0, err
 	})
 	return d, sc, err
+}
+
+// bestUpdate returns the best time of twice -build-reps updates of a
+// structure built from m for updates (untimed) with t, with the given
+// threads (0: all), each after a garbage collection: to moved vertices
+// (movedPositions) and back, in turn.
+func bestUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
+	if threads == 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	b, err := t.Builder(threads)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Close()
+	u, err := b.Updatable(m.positions, m.indices)
+	if err != nil {
+		return 0, err
+	}
+	defer u.Close()
+	moved := movedPositions(m.positions)
+	best := time.Duration(math.MaxInt64)
+	for r := 0; r < 2*max(1, *flagBuildReps); r++ {
+		pos := moved
+		if r%2 == 1 {
+			pos = m.positions
+		}
+		runtime.GC()
+		start := time.Now()
+		err := u.Update(pos)
+		d := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, d)
+	}
+	return best, nil
+}
+
+// movedPositions returns positions each moved by up to a thousandth of
+// their bounds' diagonal, in a direction fixed by its index: a mesh
+// deformed a little, as from one frame of an animation to the next.
+func movedPositions(positions []vec.Vec3) []vec.Vec3 {
+	b := raygen.BoundsOf(positions)
+	s := 1e-3 * b.Max.Sub(b.Min).Len()
+	out := make([]vec.Vec3, len(positions))
+	for i, p := range positions {
+		a := float64(i)
+		out[i] = p.Add(vec.V3(s*float32(math.Sin(a)), s*float32(math.Cos(a)), s*float32(math.Sin(2*a))))
+	}
+	return out
 }
 
 // bestRuns runs build -build-reps times and returns the best time of the

@@ -57,6 +57,30 @@ func (t raypipeTracer) Bottom(positions []vec.Vec3, indices []uint32) (bottom, e
 	return raypipeBottom{blas}, nil
 }
 
+// Updatable builds a BLAS with the tracer's flags and BuildAllowUpdate
+// (which rules out spatial splits).
+func (t raypipeTracer) Updatable(positions []vec.Vec3, indices []uint32) (updatable, error) {
+	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags|accel.BuildAllowUpdate)
+	if err != nil {
+		return nil, err
+	}
+	return raypipeUpdatable{blas, indices}, nil
+}
+
+// raypipeUpdatable updates its BLAS in place (BLAS.Update) from the
+// positions as an accel.Geometry: the conversion is timed too, as
+// Embree's copy into its vertex buffer is.
+type raypipeUpdatable struct {
+	blas    *accel.BLAS
+	indices []uint32
+}
+
+func (u raypipeUpdatable) Update(positions []vec.Vec3) error {
+	return u.blas.Update([]accel.Geometry{accel.TriangleGeometry(positions, u.indices)})
+}
+
+func (raypipeUpdatable) Close() {}
+
 // raypipeBottom is a BLAS for Top; the garbage collector frees it.
 type raypipeBottom struct{ blas *accel.BLAS }
 

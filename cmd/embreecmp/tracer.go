@@ -38,12 +38,24 @@ type builder interface {
 	// took where the builder can tell it apart (Embree's rtcCommitScene,
 	// after it made an instance geometry of each), else the whole of Top.
 	Top(b bottom, transforms []vec.Mat3x4) (sc scene, commit time.Duration, err error)
+	// Updatable builds the triangle list (untimed) into a structure whose
+	// vertices Update moves without a rebuild: Embree's refit, raypipe's
+	// BLAS built with BuildAllowUpdate.
+	Updatable(positions []vec.Vec3, indices []uint32) (updatable, error)
 	// Close releases the builder; scenes it built stay valid.
 	Close()
 }
 
 // bottom is a builder's bottom level, for Top.
 type bottom interface{ Close() }
+
+// updatable is a structure built for updates (builder.Updatable).
+type updatable interface {
+	// Update moves the vertices to positions, as many as it was built
+	// with; the indices stay.
+	Update(positions []vec.Vec3) error
+	Close()
+}
 
 // scene is a built acceleration structure. Intersect and Occluded trace a
 // batch on the calling goroutine; they may run concurrently on disjoint
@@ -121,6 +133,21 @@ func (b embreeBuilder) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Dur
 	}
 	return s, commit, nil
 }
+
+// Updatable is a scene that Embree refits (embree.BuildRefittable: a
+// two-level scene, its geometry built with the quality REFIT), whatever
+// the tracer's quality.
+func (b embreeBuilder) Updatable(positions []vec.Vec3, indices []uint32) (updatable, error) {
+	r, err := b.dev.BuildRefittable(positions, indices)
+	if err != nil {
+		return nil, err
+	}
+	return embreeRefit{r}, nil
+}
+
+type embreeRefit struct{ *embree.Refittable }
+
+func (r embreeRefit) Update(positions []vec.Vec3) error { return r.Refit(positions) }
 
 type embreeStream struct{ *embree.Scene }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/raypipe/raypipe/internal/embree"
+	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/internal/raygen"
 	"github.com/raypipe/raypipe/vec"
 )
@@ -122,5 +123,45 @@ func TestTreeLinesDescribeRaypipeTrees(t *testing.T) {
 	want := "tree of raypipe-fasttrace: 1 wide nodes, 1 leaves (1.0 references each); area of wide nodes 1.000, of leaves 1.000, relative to the root's"
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("lines %q, want [%q]", lines, want)
+	}
+}
+
+// The update rows move every vertex by a little (at most a thousandth of
+// the bounds' diagonal in each axis, not at all nowhere), and both kinds
+// of tracer take such an update, and refuse one with another vertex count.
+func TestUpdatesMoveEveryVertexALittle(t *testing.T) {
+	m := mesh{name: "terrain"}
+	m.positions, m.indices = meshgen.Terrain(2000, 1)
+	moved := movedPositions(m.positions)
+	b := raygen.BoundsOf(m.positions)
+	limit := 1e-3 * b.Max.Sub(b.Min).Len()
+	for i, p := range m.positions {
+		d := moved[i].Sub(p)
+		if d == (vec.Vec3{}) || max(abs32(d.X), abs32(d.Y), abs32(d.Z)) > limit*1.0001 {
+			t.Fatalf("vertex %d moved by %v (limit %g)", i, d, limit)
+		}
+	}
+	ts, err := makeTracers("embree-medium,raypipe-fasttrace", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		d, err := bestUpdate(tr, m, 1)
+		if err != nil || d <= 0 {
+			t.Fatalf("%s: update %v, %v", tr.Name(), d, err)
+		}
+		bl, err := tr.Builder(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := bl.Updatable(m.positions, m.indices)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := u.Update(moved[1:]); err == nil {
+			t.Errorf("%s: an update with one vertex fewer was taken", tr.Name())
+		}
+		u.Close()
+		bl.Close()
 	}
 }

@@ -49,16 +49,24 @@ static void rp_release_device(rp_device *d) {
 
 // rp_build makes a committed scene with one triangle geometry. The vertex
 // buffer comes from rtcSetNewGeometryBuffer, which pads it as Embree needs.
+// With refit the scene is RTC_SCENE_FLAG_DYNAMIC with the build quality
+// LOW and the geometry's quality REFIT: Embree builds a two-level
+// structure, the geometry's own BVH with its quality, and refits that BVH
+// when only the vertices change (rtcSetGeometryBuildQuality(3); without
+// the dynamic flag Embree 3.13 built one level at LOW and rebuilt it on
+// every commit, at its build's rate). The geometry and its vertex buffer
+// are then kept in *gout and *vbout (the geometry retained for rp_refit).
 static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
-		const unsigned int *idx, unsigned int ntris, enum RTCBuildQuality q) {
+		const unsigned int *idx, unsigned int ntris, enum RTCBuildQuality q,
+		int refit, RTCGeometry *gout, float **vbout) {
 	RTCScene scene = rtcNewScene(d->dev);
 	if (!scene) return NULL;
-	rtcSetSceneFlags(scene, d->flags);
-	rtcSetSceneBuildQuality(scene, q);
+	rtcSetSceneFlags(scene, refit ? d->flags | RTC_SCENE_FLAG_DYNAMIC : d->flags);
+	rtcSetSceneBuildQuality(scene, refit ? RTC_BUILD_QUALITY_LOW : q);
 	if (ntris == 0) { rtcCommitScene(scene); return scene; }
 	RTCGeometry g = rtcNewGeometry(d->dev, RTC_GEOMETRY_TYPE_TRIANGLE);
 	if (!g) { rtcReleaseScene(scene); return NULL; }
-	rtcSetGeometryBuildQuality(g, q);
+	rtcSetGeometryBuildQuality(g, refit ? RTC_BUILD_QUALITY_REFIT : q);
 	float *vb = (float*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0,
 		RTC_FORMAT_FLOAT3, 3*sizeof(float), nverts);
 	unsigned int *ib = (unsigned int*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0,
@@ -68,9 +76,24 @@ static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
 	memcpy(ib, idx, (size_t)ntris*3*sizeof(unsigned int));
 	rtcCommitGeometry(g);
 	rtcAttachGeometry(scene, g);
-	rtcReleaseGeometry(g);
+	if (refit) {
+		*gout = g;
+		*vbout = vb;
+	} else {
+		rtcReleaseGeometry(g);
+	}
 	rtcCommitScene(scene);
 	return scene;
+}
+
+// rp_refit copies nverts vertices from pos into the vertex buffer vb of
+// the geometry g of scene (rp_build with refit) and commits both, which
+// refits the geometry's BVH.
+static void rp_refit(RTCScene scene, RTCGeometry g, float *vb, const float *pos, unsigned int nverts) {
+	memcpy(vb, pos, (size_t)nverts*3*sizeof(float));
+	rtcUpdateGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0);
+	rtcCommitGeometry(g);
+	rtcCommitScene(scene);
 }
 
 // rp_geom is the geometry ID a hit reports: the instance's in a scene of
@@ -478,26 +501,79 @@ type Scene struct {
 // vertices positions[indices[3i+k]], k = 0, 1, 2. It checks the indices and
 // returns Embree's error if the build fails.
 func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality Quality) (*Scene, error) {
+	s, _, _, err := d.build(positions, indices, quality, false)
+	return s, err
+}
+
+// Refittable is a scene of one triangle mesh whose vertices may move
+// (Refit), as a program deforming a mesh every frame keeps one.
+type Refittable struct {
+	*Scene
+	g      C.RTCGeometry
+	vb     *C.float
+	nverts int
+}
+
+// BuildRefittable builds positions and indices (as BuildTriangles) into a
+// scene that Embree refits when Refit moves its vertices: a dynamic
+// two-level scene (build quality LOW) whose one geometry has the build
+// quality REFIT, Embree's way to update a BVH without rebuilding it.
+func (d *Device) BuildRefittable(positions []vec.Vec3, indices []uint32) (*Refittable, error) {
+	s, g, vb, err := d.build(positions, indices, Low, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Refittable{Scene: s, g: g, vb: vb, nverts: len(positions)}, nil
+}
+
+// Refit moves the scene's vertices to positions, as many as it was built
+// with, and commits the scene, which refits its BVH.
+func (r *Refittable) Refit(positions []vec.Vec3) error {
+	if len(positions) != r.nverts {
+		return fmt.Errorf("embree: %d positions, the scene was built with %d", len(positions), r.nverts)
+	}
+	if r.s == nil {
+		return errors.New("embree: the scene is closed")
+	}
+	if r.nverts == 0 || r.g == nil {
+		return nil
+	}
+	C.rp_refit(r.s, r.g, r.vb, (*C.float)(unsafe.Pointer(&positions[0])), C.uint(r.nverts))
+	return r.dev.err()
+}
+
+// Close releases the geometry, then the scene (Scene.Close).
+func (r *Refittable) Close() {
+	if r.g != nil {
+		C.rtcReleaseGeometry(r.g)
+		r.g = nil
+	}
+	r.Scene.Close()
+}
+
+// build is BuildTriangles, and with refit BuildRefittable (which takes the
+// geometry and its vertex buffer).
+func (d *Device) build(positions []vec.Vec3, indices []uint32, quality Quality, refit bool) (*Scene, C.RTCGeometry, *C.float, error) {
 	d.mu.Lock()
 	closed := d.closed
 	d.mu.Unlock()
 	if closed {
-		return nil, errors.New("embree: device is closed")
+		return nil, nil, nil, errors.New("embree: device is closed")
 	}
 	if len(indices)%3 != 0 {
-		return nil, fmt.Errorf("embree: index count %d is not a multiple of 3", len(indices))
+		return nil, nil, nil, fmt.Errorf("embree: index count %d is not a multiple of 3", len(indices))
 	}
 	if len(positions) > math.MaxUint32 || len(indices)/3 > math.MaxUint32 {
-		return nil, errors.New("embree: mesh too large")
+		return nil, nil, nil, errors.New("embree: mesh too large")
 	}
 	for i, x := range indices {
 		if int(x) >= len(positions) {
-			return nil, fmt.Errorf("embree: index %d (%d) out of range (vertex count %d)", i, x, len(positions))
+			return nil, nil, nil, fmt.Errorf("embree: index %d (%d) out of range (vertex count %d)", i, x, len(positions))
 		}
 	}
 	q, err := quality.rtc()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	ntri := len(indices) / 3
 	var pp *C.float
@@ -508,20 +584,29 @@ func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality 
 	if ntri > 0 {
 		ip = (*C.uint)(unsafe.Pointer(&indices[0]))
 	}
-	s := C.rp_build(d.d, pp, C.uint(len(positions)), ip, C.uint(ntri), q)
+	var g C.RTCGeometry
+	var vb *C.float
+	r := C.int(0)
+	if refit {
+		r = 1
+	}
+	s := C.rp_build(d.d, pp, C.uint(len(positions)), ip, C.uint(ntri), q, r, &g, &vb)
 	if err := d.err(); err != nil {
+		if g != nil {
+			C.rtcReleaseGeometry(g)
+		}
 		if s != nil {
 			C.rtcReleaseScene(s)
 		}
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if s == nil {
-		return nil, errors.New("embree: scene creation failed")
+		return nil, nil, nil, errors.New("embree: scene creation failed")
 	}
 	d.mu.Lock()
 	d.scenes++
 	d.mu.Unlock()
-	return &Scene{s: s, ntri: ntri, dev: d}, nil
+	return &Scene{s: s, ntri: ntri, dev: d}, g, vb, nil
 }
 
 // BuildInstances builds a scene of instances of bottom, a scene built on

@@ -542,3 +542,52 @@ func TestBuildInstancesErrors(t *testing.T) {
 	_, _, err = dev.BuildInstances(bottom, xfs, Medium)
 	want("closed device", err, "device is closed")
 }
+
+// A refittable scene answers for the vertices it was last refitted to
+// (checked against the brute-force oracle after a move that changes every
+// box), and Refit refuses another vertex count.
+func TestRefitFollowsTheMovedVertices(t *testing.T) {
+	dev, err := NewDevice(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	pos, idx := meshgen.Terrain(800, 1)
+	sc, err := dev.BuildRefittable(pos, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	moved := make([]vec.Vec3, len(pos))
+	for i, p := range pos {
+		moved[i] = vec.V3(p.X+0.1*p.Y, p.Y, 0.5+2*p.Z) // sheared, lifted, steeper
+	}
+	if err := sc.Refit(moved); err != nil {
+		t.Fatal(err)
+	}
+	rays := raygen.Incoherent(raygen.BoundsOf(moved), 3000, 5)
+	hits := make([]Hit, len(rays))
+	sc.Intersect(rays, hits)
+	nhit := 0
+	for k, r := range rays {
+		want, got := oracle(moved, idx, r), hits[k]
+		if math.IsInf(want.t, 1) != got.Miss() {
+			if want.margin > 1e-5 {
+				t.Errorf("ray %d: embree %+v, oracle %+v", k, got, want)
+			}
+			continue
+		}
+		if !got.Miss() {
+			nhit++
+			if !tClose(got.T, want.t, r) {
+				t.Errorf("ray %d: embree t %g, oracle t %g", k, got.T, want.t)
+			}
+		}
+	}
+	if nhit < len(rays)/10 {
+		t.Errorf("only %d of %d rays hit", nhit, len(rays))
+	}
+	if err := sc.Refit(moved[1:]); err == nil {
+		t.Error("Refit took fewer vertices than the scene has")
+	}
+}
