@@ -36,6 +36,11 @@ type BLAS struct {
 	// active counts the active primitives: the slots, less the repeats of
 	// a triangle split into fragments in several leaves (sbvhBuild).
 	active int
+	// wideSlots is the cut of nodes that wide takes, kept where the
+	// structure is built for updates (BuildAllowUpdate), which refit the
+	// wide nodes without planning the cut anew (refitWide); else nil.
+	// (After the fields the assembly reads: fused_amd64.go.)
+	wideSlots []wideSlots
 }
 
 // geomInfo is what a BLAS keeps of each input geometry.
@@ -251,7 +256,11 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	}
 	buildPhase("alloc") // what the slot arrays' allocation took longer
 	b.nodes = nodes
-	b.wide = widen(nodes)
+	if b.flags&BuildAllowUpdate != 0 {
+		b.wide = widenInto(nodes, nil, &b.wideSlots)
+	} else {
+		b.wide = widen(nodes)
+	}
 	buildPhase("widefill")
 	copySlots := func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {

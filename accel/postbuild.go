@@ -33,7 +33,7 @@ func sliceBytes[E any](s []E, capacity bool) uint64 {
 
 func (b *BLAS) memSize(capacity bool) uint64 {
 	return uint64(unsafe.Sizeof(*b)) + sliceBytes(b.geoms, capacity) + sliceBytes(b.nodes, capacity) + sliceBytes(b.wide, capacity) +
-		sliceBytes(b.tris, capacity) + sliceBytes(b.rows, capacity) + sliceBytes(b.boxes, capacity) +
+		sliceBytes(b.wideSlots, capacity) + sliceBytes(b.tris, capacity) + sliceBytes(b.rows, capacity) + sliceBytes(b.boxes, capacity) +
 		sliceBytes(b.primGeom, capacity) + sliceBytes(b.primIndex, capacity)
 }
 

@@ -35,7 +35,7 @@ import (
 // The body is a layout-independent representation: geometry or instance
 // descriptions, the primitives in leaf-slot order, and the binary node
 // array, whose record is the only part that depends on the in-memory node
-// layout (encodeNodes/decodeNodes). Format version 2:
+// layout (encodeNodes/decodeNodes). Format version 3:
 //
 //	BLAS body: uint32 type (1 = BOTTOM_LEVEL), build flags, geometry type,
 //	  geometry count G, slot count S, node count M;
@@ -55,7 +55,13 @@ import (
 //	  S uint32 instance indices in leaf-slot order;
 //	  M node records.
 //	Node record (32 bytes): 6 float32 bounds (min, max), uint32 first,
-//	  uint32 count (count 0: inner node with children first, first+1).
+//	  uint32 count (count 0: inner node with children first, first+1;
+//	  count wideRootMark: the same, rooting a wide node of the recorded
+//	  cut, which a BLAS built with BuildAllowUpdate keeps: the wide nodes
+//	  it traverses are rooted at the marked nodes, deserialized as they
+//	  were though updates refitted the bounds after the cut was planned;
+//	  without marks the cut is planned from the bounds, as a build plans
+//	  it).
 //
 // Deserialization never panics and never allocates more than the data can
 // back: every count is checked against the bytes that remain before
@@ -92,12 +98,14 @@ type SerializedHeader struct {
 	NumBottomLevelAccelerationStructurePointersAfterHeader uint64
 }
 
-// serialFormatVersion 2: the geometry records' index hash is taken in
-// blocks (hashIndices), so that builds check and hash indices in parallel;
-// version 1 hashed them in one chain.
+// serialFormatVersion 3: an updatable BLAS's node records mark the wide
+// cut (wideRootMark); 2 had no marks (updates planned the cut anew). 2: the
+// geometry records' index hash is taken in blocks (hashIndices), so that
+// builds check and hash indices in parallel; version 1 hashed them in one
+// chain.
 const (
 	serialMagic         = "RPAS\r\n\x1a\n"
-	serialFormatVersion = 2
+	serialFormatVersion = 3
 	serialHeaderSize    = 64
 	bodyHeaderSize      = 24
 	geomRecordSize      = 32
@@ -190,26 +198,55 @@ func (w *writer) header(size, deserialized uint64, nblas int) {
 
 // encodeNodes and decodeNodes are the only functions that know the node
 // layout. A new layout changes them (and the format version), nothing else.
-func encodeNodes(w *writer, nodes []node) {
+// Inner nodes that root a wide node of slots' cut (nil: none marked) are
+// marked.
+func encodeNodes(w *writer, nodes []node, slots []wideSlots) {
+	var root []bool
+	if slots != nil && hasWideCut(nodes) {
+		root = make([]bool, len(nodes))
+		root[0] = true
+		for i := range slots {
+			for _, n := range slots[i] {
+				root[n] = root[n] || !nodes[n].isLeaf()
+			}
+		}
+	}
 	for i := range nodes {
 		n := &nodes[i]
 		w.vec(n.bounds.Min)
 		w.vec(n.bounds.Max)
 		w.u32(n.first)
-		w.u32(n.count)
+		if root != nil && root[i] {
+			w.u32(wideRootMark)
+		} else {
+			w.u32(n.count)
+		}
 	}
 }
 
-func decodeNodes(r *reader, count int) []node {
+// wideRootMark is the count of a node record of an inner node that roots a
+// wide node (encodeNodes).
+const wideRootMark = math.MaxUint32
+
+// decodeNodes returns the nodes and which are marked as roots of wide
+// nodes (nil where none is).
+func decodeNodes(r *reader, count int) ([]node, []bool) {
 	nodes := make([]node, count)
+	var root []bool
 	for i := range nodes {
 		n := &nodes[i]
 		n.bounds.Min = r.vec()
 		n.bounds.Max = r.vec()
 		n.first = r.u32()
 		n.count = r.u32()
+		if n.count == wideRootMark {
+			if root == nil {
+				root = make([]bool, count)
+			}
+			root[i], n.count = true, 0
+		}
 	}
-	return nodes
+	return nodes, root
 }
 
 func (b *BLAS) primRecordSize() int {
@@ -265,7 +302,7 @@ func (b *BLAS) Serialize() []byte {
 			w.vec(b.boxes[s].Max)
 		}
 	}
-	encodeNodes(&w, b.nodes)
+	encodeNodes(&w, b.nodes, b.wideSlots)
 	return w.b
 }
 
@@ -336,7 +373,7 @@ func (t *TLAS) Serialize() []byte {
 	for _, o := range t.order {
 		w.u32(o)
 	}
-	encodeNodes(&w, t.nodes)
+	encodeNodes(&w, t.nodes, nil)
 	return w.b
 }
 
@@ -476,7 +513,8 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 	if b.active, split, err = distinctSlots(b, keys); err != nil {
 		return nil, err
 	}
-	b.nodes = decodeNodes(&r, int(nn))
+	var root []bool
+	b.nodes, root = decodeNodes(&r, int(nn))
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -484,7 +522,16 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 		return nil, err
 	}
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
-	b.wide = widen(b.nodes)
+	switch {
+	case b.flags&BuildAllowUpdate != 0:
+		if b.wide, b.wideSlots, err = widenByCut(b.nodes, root); err != nil {
+			return nil, err
+		}
+	case root != nil:
+		return nil, corrupt("wide-node marks in a structure not built with BuildAllowUpdate")
+	default:
+		b.wide = widen(b.nodes)
+	}
 	b.rows = b.leafRows()
 	return b, nil
 }
@@ -622,9 +669,13 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 		used[o] = true
 		t.order[s] = o
 	}
-	t.nodes = decodeNodes(&r, int(nn))
+	var root []bool
+	t.nodes, root = decodeNodes(&r, int(nn))
 	if r.err != nil {
 		return nil, r.err
+	}
+	if root != nil {
+		return nil, corrupt("wide-node marks in a top-level structure")
 	}
 	if err := validateTree(t.nodes, int(ns), t.slotBox, nil, 1); err != nil {
 		return nil, err

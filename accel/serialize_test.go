@@ -366,3 +366,65 @@ func TestSerializeDoesNotDependOnLeafRows(t *testing.T) {
 		t.Fatal("serialized bytes change with the leaf rows")
 	}
 }
+
+// The wide cut's marks (format version 3) decode only where they make a
+// cut of an updatable BLAS: the root marked, no wide node of more than
+// eight children, none in a structure built without BuildAllowUpdate or in
+// a TLAS; each wrong one is an ErrCorrupt, not a panic.
+func TestDeserializeChecksTheWideCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	geoms := soupGeoms(rng, 1, 500)
+	upd := mustBLAS(t, geoms, BuildAllowUpdate)
+	plain := mustBLAS(t, geoms, 0)
+	_, tl, _ := serialScene(t)
+	// counts returns the offsets of the node records' count fields.
+	counts := func(data []byte, nodes int) []int {
+		var at []int
+		for i := range nodes {
+			at = append(at, len(data)-nodeRecordSize*(nodes-i)+28)
+		}
+		return at
+	}
+	marked := func(data []byte, at int) bool { return binary.LittleEndian.Uint32(data[at:]) == wideRootMark }
+	mark := func(data []byte, at int) { binary.LittleEndian.PutUint32(data[at:], wideRootMark) }
+	unmark := func(data []byte, at int) { binary.LittleEndian.PutUint32(data[at:], 0) }
+
+	good := upd.Serialize()
+	at := counts(good, len(upd.nodes))
+	n := 0
+	for _, a := range at {
+		if marked(good, a) {
+			n++
+		}
+	}
+	if n != len(upd.wide) {
+		t.Fatalf("%d marks for %d wide nodes", n, len(upd.wide))
+	}
+	cases := map[string][]byte{}
+	d := bytes.Clone(good)
+	unmark(d, at[0])
+	cases["root unmarked"] = d
+	d = bytes.Clone(good)
+	for _, a := range at[1:] {
+		if marked(d, a) {
+			unmark(d, a)
+		}
+	}
+	cases["one wide node for every leaf"] = d
+	d = plain.Serialize()
+	mark(d, counts(d, len(plain.nodes))[0])
+	cases["a mark without BuildAllowUpdate"] = d
+	for name, data := range cases {
+		if _, err := DeserializeBLAS(data); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+	d = tl.Serialize()
+	mark(d, counts(d, len(tl.nodes))[0])
+	if _, err := DeserializeTLAS(d, tl.BottomLevels()); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a TLAS with a mark: %v, want ErrCorrupt", err)
+	}
+	if b, err := DeserializeBLAS(good); err != nil || !sameBytes(b.wide, upd.wide) {
+		t.Errorf("the marks as written: %v", err)
+	}
+}

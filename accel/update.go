@@ -221,15 +221,15 @@ func (b *BLAS) checkUpdate(geoms []Geometry) ([]decodedGeometry, error) {
 	return dec, nil
 }
 
-// refitFrom stores the new primitives in their slots and refits the tree:
-// the slots in parallel chunks (refitSlots), the leaves' bounds and leaf
-// rows in parallel (refitLeaves), the inner nodes bottom-up, and the wide
-// form planned anew from the refitted nodes into the wide nodes' array
-// (widenInto). So b is what a build of the same binary tree with these
-// bounds gives (and a deserialization of it), in the memory it had.
-// Before, the slots and the bounds were each a pass on one goroutine and
-// the wide nodes and rows were allocated anew: an update of 1M triangles
-// took 40-65% of a build's time (BenchmarkUpdate).
+// refitFrom stores the new primitives in their slots and refits the tree,
+// in the memory it has: the slots in parallel chunks (refitSlots), the
+// leaves' bounds and leaf rows in parallel (refitLeaves), the inner nodes
+// bottom-up, and the wide nodes from them in parallel, with the cut of the
+// binary tree the build made (refitWide): the tree keeps its topology,
+// the binary one and the wide one, and only its bounds change. Before,
+// the slots and the bounds were each a pass on one goroutine, and the wide
+// cut was planned anew into new wide nodes and rows: an update of 1M
+// triangles took 40-65% of a build's time (BenchmarkUpdate).
 func (b *BLAS) refitFrom(dec []decodedGeometry) {
 	b.updates++
 	if len(b.primGeom) == 0 {
@@ -241,7 +241,7 @@ func (b *BLAS) refitFrom(dec []decodedGeometry) {
 	}
 	b.refitLeaves()
 	refitInner(b.nodes)
-	b.wide = widenInto(b.nodes, b.wide) // traversal walks the wide form
+	refitWide(b.nodes, b.wide, b.wideSlots)
 }
 
 // refitSlots stores each slot's primitive from dec, or inactiveTri or
@@ -381,7 +381,7 @@ func (t *TLAS) apply(prep []instance) {
 	}
 	if len(t.order) > 0 {
 		refit(t.nodes, t.slotBox)
-		t.wide = widenInto(t.nodes, t.wide) // traversal walks the wide form
+		t.wide = widenInto(t.nodes, t.wide, nil) // traversal walks the wide form
 	}
 	t.deriveOpacity()
 	t.deriveBLASBytes()

@@ -340,14 +340,15 @@ func TestUpdateInactiveAtBuildStaysInactive(t *testing.T) {
 	wantInputError(t, pb.Update([]Geometry{AABBGeometry(boxes)}), "geometry 0", "AABBs.Buffer", "primitive 0 was inactive")
 }
 
-// An update keeps the binary tree's topology and nothing else of the build:
-// the result is the tree refitted to the new primitives (each leaf the
-// union of its active triangles' boxes, each inner node of its children's),
-// widened and laid out as a build (or a deserialization) of that tree
-// would be, whatever the chunks the refit ran in. It is written into the
-// memory the structure had. The expectation here is computed serially
-// from the input, through widen and leafRows on a fresh copy.
-func TestUpdateIsTheLayoutOfItsRefittedTree(t *testing.T) {
+// An update keeps the tree's topology, binary and wide, and refits its
+// bounds to the new primitives: each leaf the union of its active
+// triangles' boxes, each inner node (binary or wide) the union of its
+// children's, whatever the chunks the refit ran in; the leaf rows are laid
+// out as leafRows lays them out. It is written into the memory the
+// structure had, and it serializes and deserializes to itself, its wide
+// nodes included. The expectation here is computed serially from the
+// input: a recursive refit of each tree, and leafRows on a fresh copy.
+func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	pos, idx := randomSoup(rng, 70000, 0.02) // several of the refit's chunks
 	cases := []struct {
@@ -362,9 +363,18 @@ func TestUpdateIsTheLayoutOfItsRefittedTree(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			b := mustBLAS(t, geoms, BuildAllowUpdate|BuildPreferFastTrace)
 			rows, tris := unsafe.SliceData(b.rows), unsafe.SliceData(b.tris)
+			built := b.Clone()
 			moved := make([]Geometry, len(geoms))
 			for i := range geoms {
 				moved[i] = jitter(rng, geoms[i], 0.05)
+				// Half the space stretched along x: surface areas change
+				// enough that the cut a new plan would make is another.
+				vb := moved[i].Triangles.VertexBuffer
+				for v := 0; v+12 <= len(vb); v += 12 {
+					if x := math.Float32frombits(le32(vb[v:])); x > 0 {
+						putLe32(vb[v:], math.Float32bits(40*x))
+					}
+				}
 			}
 			// A few triangles go inactive: a NaN or an infinite coordinate.
 			vb := moved[0].Triangles.VertexBuffer
@@ -409,8 +419,32 @@ func TestUpdateIsTheLayoutOfItsRefittedTree(t *testing.T) {
 				return bb
 			}
 			refitBy(0)
-			want.wide = widen(want.nodes)
 			want.rows = want.leafRows()
+			// The build's wide nodes, each slot's box the union of what
+			// lies below it.
+			want.wide = slices.Clone(built.wide)
+			var refitWideBy func(w uint32) AABB
+			refitWideBy = func(w uint32) AABB {
+				nd := &want.wide[w]
+				all := emptyAABB()
+				for k := range nd.n {
+					bb := emptyAABB()
+					if ref := nd.ref[k]; isLeafRef(ref) {
+						first, end := leafRange(ref)
+						for s := first; s < end; s++ {
+							if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
+								bb = bb.Union(triBounds(tri))
+							}
+						}
+					} else {
+						bb = refitWideBy(ref)
+					}
+					nd.set(int(k), &bb, nd.ref[k])
+					all = all.Union(bb)
+				}
+				return all
+			}
+			refitWideBy(0)
 
 			if !sameBytes(b.tris, want.tris) {
 				t.Error("slots differ from the input's primitives")
@@ -419,13 +453,23 @@ func TestUpdateIsTheLayoutOfItsRefittedTree(t *testing.T) {
 				t.Error("nodes differ from the tree refitted")
 			}
 			if !sameBytes(b.wide, want.wide) {
-				t.Error("wide nodes differ from widen of the refitted tree")
+				t.Error("wide nodes differ from the build's refitted")
 			}
 			if !sameBytes(b.rows, want.rows) {
 				t.Error("leaf rows differ from leafRows of the refitted tree")
 			}
 			if unsafe.SliceData(b.rows) != rows || unsafe.SliceData(b.tris) != tris {
 				t.Error("the update moved the slots or rows to new memory")
+			}
+			if sameBytes(widen(b.nodes), b.wide) {
+				t.Fatal("a new plan would make the same cut: this case cannot tell a kept cut from a new one")
+			}
+			d, err := DeserializeBLAS(b.Serialize())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameBytes(d.wide, b.wide) || !sameBytes(d.wideSlots, b.wideSlots) || !sameBytes(d.rows, b.rows) {
+				t.Error("the updated structure deserializes to other wide nodes or rows")
 			}
 		})
 	}
@@ -448,12 +492,12 @@ func TestWidenIntoReusesRoomyArrays(t *testing.T) {
 	b := mustBLAS(t, soupGeoms(rng, 1, 5000), BuildPreferFastTrace)
 	want := widen(b.nodes)
 	roomy := make([]wideNode, 1, len(want)+5)
-	got := widenInto(b.nodes, roomy)
+	got := widenInto(b.nodes, roomy, nil)
 	if unsafe.SliceData(got) != unsafe.SliceData(roomy) || !sameBytes(got, want) {
 		t.Fatal("a roomy array: not reused, or other nodes than widen's")
 	}
 	small := make([]wideNode, len(want)-1)
-	got = widenInto(b.nodes, small)
+	got = widenInto(b.nodes, small, nil)
 	if unsafe.SliceData(got) == unsafe.SliceData(small) || !sameBytes(got, want) {
 		t.Fatal("a small array: written past, or other nodes than widen's")
 	}

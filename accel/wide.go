@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -75,12 +76,19 @@ func leafRange(ref uint32) (first, end uint32) {
 //
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
-func widen(nodes []node) []wideNode { return widenInto(nodes, nil) }
+func widen(nodes []node) []wideNode { return widenInto(nodes, nil, nil) }
 
-// widenInto is widen into dst's array where it has room (an update's
-// refit: the plan may take more or fewer wide nodes than before), else
-// into a new one.
-func widenInto(nodes []node, dst []wideNode) []wideNode {
+// wideSlots are the binary nodes in a wide node's slots, in slot order:
+// the cut widen made, which a BLAS built for updates keeps so that an
+// update refits its wide nodes in place (refitWide) and a serialization
+// records it (widenByCut).
+type wideSlots = [wideWidth]uint32
+
+// widenInto is widen into dst's array where it has room (a top-level
+// update's refit: the plan may take more or fewer wide nodes than before),
+// else into a new one; with slots it sets *slots to the wide nodes'
+// wideSlots.
+func widenInto(nodes []node, dst []wideNode, slots *[]wideSlots) []wideNode {
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
 		out := wideArray(dst, 1)
@@ -88,6 +96,9 @@ func widenInto(nodes []node, dst []wideNode) []wideNode {
 		if root.isLeaf() {
 			out[0].set(0, &root.bounds, leafRef(root.first, root.count))
 			out[0].n = 1
+		}
+		if slots != nil {
+			*slots = make([]wideSlots, 1)
 		}
 		return out
 	}
@@ -103,14 +114,119 @@ func widenInto(nodes []node, dst []wideNode) []wideNode {
 		spawn = 1 + b2i(procs > wideWidth)
 	}
 	kids := plan.number(nodes, 0, index, spawn)
-	out := wideArray(dst, len(kids))
 	buildPhase("widenumber")
+	return plan.fillAll(nodes, kids, index, dst, slots)
+}
+
+// fillAll fills the wide nodes kids lists (numbered as index says), in
+// dst's array where it has room, in parallel chunks, and their wideSlots
+// into *slots unless slots is nil.
+func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, dst []wideNode, slots *[]wideSlots) []wideNode {
+	out := wideArray(dst, len(kids))
+	var in []wideSlots
+	if slots != nil {
+		in = make([]wideSlots, len(kids))
+		*slots = in
+	}
 	parallelChunks(splitWorkBy(len(kids), wideGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			plan.fill(&out[i], nodes, kids[i].kids[:kids[i].n], index)
+			var si *wideSlots
+			if in != nil {
+				si = &in[i]
+			}
+			p.fill(&out[i], nodes, kids[i].kids[:kids[i].n], index, si)
 		}
 	})
 	return out
+}
+
+// refitWide sets the boxes of the wide nodes to their slots' binary nodes'
+// bounds (slots from widenInto), keeping the cut: an update's, after the
+// binary nodes are refitted.
+func refitWide(nodes []node, wide []wideNode, slots []wideSlots) {
+	parallelChunks(splitWorkBy(len(wide), wideGrain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w := &wide[i]
+			for k, n := range slots[i][:w.n] {
+				w.set(k, &nodes[n].bounds, w.ref[k])
+			}
+		}
+	})
+}
+
+// hasWideCut reports whether widen cuts nodes into wide nodes (an inner
+// root with primitives below it; an update may have left its bounds
+// empty), rather than making one wide node of a root leaf or of an empty
+// tree: the trees whose cut widenByCut takes.
+func hasWideCut(nodes []node) bool { return !nodes[0].isLeaf() && len(nodes) > 1 }
+
+// widenByCut is widen with the cut given instead of planned: the wide
+// nodes are rooted at the binary nodes root marks (the root's among them),
+// each taking as its children the nodes below it down to the first leaf
+// or marked node on each path, numbered and ordered as widen numbers and
+// orders them. So a structure serialized with its cut's marks deserializes
+// to its wide nodes, though its bounds were refitted after the cut was
+// planned. It reports an error, and never panics, where the marks make no
+// cut (a wide node of more than wideWidth children, an unmarked root, a
+// marked leaf); the tree itself must be valid (validateTree).
+func widenByCut(nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
+	if !hasWideCut(nodes) {
+		if slices.Contains(root, true) {
+			return nil, nil, corrupt("wide-node marks on a tree without inner nodes")
+		}
+		var slots []wideSlots
+		return widenInto(nodes, nil, &slots), slots, nil
+	}
+	if !root[0] {
+		return nil, nil, corrupt("the root node is not marked as a wide node's")
+	}
+	p := widePlan{prims: make([]uint32, len(nodes))}
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if n := &nodes[i]; n.isLeaf() {
+			if root[i] {
+				return nil, nil, corrupt("node %d: a leaf marked as a wide node's", i)
+			}
+			p.prims[i] = n.count
+		} else {
+			p.prims[i] = p.prims[n.first] + p.prims[n.first+1]
+		}
+	}
+	// Number depth first, children in binary left-to-right order, as
+	// numberInto does.
+	index := make([]uint32, len(nodes))
+	var list []wideKids
+	stack := []uint32{0}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		k := wideKids{root: n}
+		// The cut below n, left to right: a stack of the paths still open,
+		// the right child pushed below the left one.
+		open := []uint32{nodes[n].first + 1, nodes[n].first}
+		for len(open) > 0 {
+			c := open[len(open)-1]
+			open = open[:len(open)-1]
+			if nodes[c].isLeaf() || root[c] {
+				if k.n == wideWidth {
+					return nil, nil, corrupt("node %d: a wide node of more than %d children", n, wideWidth)
+				}
+				k.kids[k.n] = c
+				k.n++
+				continue
+			}
+			open = append(open, nodes[c].first+1, nodes[c].first)
+		}
+		index[n] = uint32(len(list))
+		list = append(list, k)
+		for j := int(k.n) - 1; j >= 0; j-- {
+			if c := k.kids[j]; !nodes[c].isLeaf() {
+				stack = append(stack, c)
+			}
+		}
+	}
+	var slots []wideSlots
+	wide := p.fillAll(nodes, list, index, nil, &slots)
+	return wide, slots, nil
 }
 
 // wideArray returns n wide nodes: dst's first n where it has room, else a
@@ -194,7 +310,7 @@ const wideGrain = 1 << 8
 // fill sets w to the wide node with the binary nodes kids as its
 // children, in order of decreasing primitive count (see widen); the inner
 // ones are the wide nodes index names.
-func (p *widePlan) fill(w *wideNode, nodes []node, kids []uint32, index []uint32) {
+func (p *widePlan) fill(w *wideNode, nodes []node, kids []uint32, index []uint32, slots *wideSlots) {
 	// A stable insertion sort of the slots, as there are at most eight.
 	var slot [wideWidth]int
 	for i, k := range kids {
@@ -216,6 +332,9 @@ func (p *widePlan) fill(w *wideNode, nodes []node, kids []uint32, index []uint32
 			ref = leafRef(c.first, c.count)
 		}
 		w.set(i, &c.bounds, ref)
+		if slots != nil {
+			slots[i] = kids[s]
+		}
 	}
 	w.n = uint32(len(kids))
 }
