@@ -208,3 +208,42 @@ func TestInactivePrimitivesKeepIndices(t *testing.T) {
 		}
 	}
 }
+
+// The common layout's fetch (float32 x, y, z and 32-bit indices) reads
+// every vertex as readVertex reads it, bit for bit (NaN payloads, signed
+// zeros, subnormals), in place where the buffers are aligned to their
+// words and through the checked loop where they are not, at any stride.
+func TestCommonLayoutFetchesAsReadVertex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	special := []uint32{0x80000000, 0x00000001, 0x7f800000, 0xff800000, 0x7fc00001, 0xffbfffff}
+	for _, stride := range []int{12, 16, 20, 36} {
+		for _, off := range []int{0, 4, 1, 2} {
+			const nv, ntri = 300, 5000
+			vb := make([]byte, off+nv*stride)[off:]
+			for i := 0; i+4 <= len(vb); i += 4 {
+				x := rng.Uint32()
+				if rng.IntN(10) == 0 {
+					x = special[rng.IntN(len(special))]
+				}
+				binary.LittleEndian.PutUint32(vb[i:], x)
+			}
+			ib := make([]byte, off+12*ntri)[off:]
+			for i := 0; i < 3*ntri; i++ {
+				binary.LittleEndian.PutUint32(ib[4*i:], uint32(rng.IntN(nv)))
+			}
+			tris := make([]triVerts, ntri)
+			fetchR32x3U32(tris, vb, ib, stride)
+			for p := range tris {
+				for j := range 3 {
+					v := int(binary.LittleEndian.Uint32(ib[12*p+4*j:]))
+					want := readVertex(vb[v*stride:], FormatR32G32B32Float)
+					got := tris[p][j]
+					if math.Float32bits(got.X) != math.Float32bits(want.X) || math.Float32bits(got.Y) != math.Float32bits(want.Y) ||
+						math.Float32bits(got.Z) != math.Float32bits(want.Z) {
+						t.Fatalf("stride %d, offset %d: triangle %d vertex %d is %v, want %v", stride, off, p, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -393,6 +394,14 @@ const (
 // stride bytes and 32-bit little-endian indices (already validated), in
 // parallel chunks.
 func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int) {
+	if len(tris) == 0 {
+		return
+	}
+	if nativeLittleEndian && stride%4 == 0 &&
+		uintptr(unsafe.Pointer(&vb[0]))%4 == 0 && uintptr(unsafe.Pointer(&ib[0]))%4 == 0 {
+		fetchR32x3U32Native(tris, vb, ib, stride)
+		return
+	}
 	le := binary.LittleEndian
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
 		idx := ib[12*lo : 12*hi]
@@ -407,6 +416,36 @@ func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int) {
 		}
 	})
 }
+
+// fetchR32x3U32Native is fetchR32x3U32 on a little-endian machine, for
+// buffers aligned to their 4-byte words: the indices and the vertices'
+// components read in place, as the machine stores them (the same bits),
+// without a bounds check per vertex, which decoding's validation of the
+// indices against the vertex count and of the buffer's size against
+// them makes needless. The checked loop took about twice as long
+// (BenchmarkUpdate's 1M terrain spent a third of an update in it).
+func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int) {
+	// The last vertex any index may name must end inside vb: decoding
+	// checked it, this keeps the unchecked reads honest if it ever did not.
+	idx := unsafe.Slice((*[3]uint32)(unsafe.Pointer(&ib[0])), len(ib)/12)[:len(tris)]
+	base := unsafe.Pointer(&vb[0])
+	nv := (len(vb) - 12) / stride // the last whole vertex
+	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
+		for p, t := range idx[lo:hi] {
+			if int(max(t[0], t[1], t[2])) > nv {
+				panic("accel: vertex index beyond the vertex buffer after validation")
+			}
+			out := &tris[lo+p]
+			out[0] = *(*vec.Vec3)(unsafe.Add(base, int(t[0])*stride))
+			out[1] = *(*vec.Vec3)(unsafe.Add(base, int(t[1])*stride))
+			out[2] = *(*vec.Vec3)(unsafe.Add(base, int(t[2])*stride))
+		}
+	})
+}
+
+// nativeLittleEndian reports whether this machine stores words little end
+// first, as the buffers' formats are defined.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 func decodeAABBs(where string, g *Geometry) (decodedGeometry, error) {
 	a := &g.AABBs
