@@ -60,7 +60,7 @@ func (b *BLAS) leafRowsInto(rows []float32) []float32 {
 	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if n := &nodes[i]; n.isLeaf() {
-				b.putLeafRows(rows, int(n.first), int(n.count))
+				b.putLeafRows(rows, int(n.first), int(n.count), true)
 			}
 		}
 	})
@@ -68,12 +68,16 @@ func (b *BLAS) leafRowsInto(rows []float32) []float32 {
 }
 
 // putLeafRows lays out the rows of the leaf of slots [first, first+cnt)
-// in rows.
-func (b *BLAS) putLeafRows(rows []float32, first, cnt int) {
+// in rows, the primitive ids' row too where ids.
+func (b *BLAS) putLeafRows(rows []float32, first, cnt int, ids bool) {
 	block := rows[rowsPerSlot*first : rowsPerSlot*(first+cnt)]
+	if ids {
+		for k := range cnt {
+			block[9*cnt+k] = math.Float32frombits(b.primID(uint32(first+k)) ^ primRowBias)
+		}
+	}
 	for k, t := range b.tris[first : first+cnt] {
 		// Row by row, last first: one bounds check covers the rest.
-		block[9*cnt+k] = math.Float32frombits(b.primID(uint32(first+k)) ^ primRowBias)
 		block[8*cnt+k] = t[2].Z
 		block[7*cnt+k] = t[2].Y
 		block[6*cnt+k] = t[2].X

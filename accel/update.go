@@ -77,27 +77,6 @@ func (b *BLAS) slotBox(s uint32) AABB {
 	return *x
 }
 
-// leafBounds returns the union of the boxes of the active primitives in
-// slots [first, end), a leaf's: on amd64, for a leaf of triangles that are
-// all active, from triRefsSSE's boxes folded by refBounds (both Go's min
-// and max bit for bit), four times as fast as the loop over slotBox.
-func (b *BLAS) leafBounds(first, end uint32) AABB {
-	if n := int(end - first); boundsAsm && b.typ == GeometryTriangles && n <= maxLeafCount {
-		var refs [maxLeafCount]bref
-		if triRefsSSE(&b.tris[first], n, 0, &refs[0]) == 0 {
-			var bb binBox
-			var cb centroids
-			refBounds(&refs[0], n, &bb, &cb)
-			return bb.aabb()
-		}
-	}
-	bb := emptyAABB()
-	for s := first; s < end; s++ {
-		bb = bb.Union(b.slotBox(s))
-	}
-	return bb
-}
-
 // Update refits b in place to new geometry data (BuildRaytracingAcceleration
 // Structure with PERFORM_UPDATE and the source equal to the destination).
 // b must have been built with BuildAllowUpdate. Per "Bottom-level
@@ -244,55 +223,48 @@ func (b *BLAS) refitFrom(dec []decodedGeometry) {
 	refitWide(b.nodes, b.wide, b.wideSlots)
 }
 
-// refitSlots stores each slot's primitive from dec, or inactiveTri or
-// inactiveBox where it is inactive now, in parallel chunks.
+// refitSlots stores each slot's primitive from dec, in parallel chunks:
+// a triangle as it is (refitLeaves then makes those that are not finite
+// inactiveTri), a box or inactiveBox.
 func (b *BLAS) refitSlots(dec []decodedGeometry) {
 	parallelChunks(splitWork(len(b.primGeom)), func(_, lo, hi int) {
 		if b.typ == GeometryTriangles && len(dec) == 1 {
-			refitSoleSlots(b.tris[lo:hi], dec[0].tris, b.primIndex[lo:hi])
+			gatherSlots(b.tris[lo:hi], dec[0].tris, b.primIndex[lo:hi])
 			return
 		}
 		for s := lo; s < hi; s++ {
 			g, p := b.primGeom[s], b.primIndex[s]
 			if b.typ == GeometryTriangles {
-				if t := &dec[g].tris[p]; triFinite(t) {
-					b.tris[s] = *t
-				} else {
-					b.tris[s] = inactiveTri
-				}
+				b.tris[s] = dec[g].tris[p]
+			} else if _, ok := dec[g].primBox(int(p)); ok {
+				b.boxes[s] = dec[g].boxes[p]
 			} else {
-				if _, ok := dec[g].primBox(int(p)); ok {
-					b.boxes[s] = dec[g].boxes[p]
-				} else {
-					b.boxes[s] = inactiveBox
-				}
+				b.boxes[s] = inactiveBox
 			}
 		}
 	})
 }
 
-// refitSoleSlots is refitSlots' loop for the slots dst of a BLAS of one
+// gatherSlots is refitSlots' loop for the slots dst of a BLAS of one
 // triangle geometry, whose primitives prims index tris: a gather in slot
 // order, which visits the triangles at random on most meshes, so it
 // prefetches as copySoleSlots does.
-func refitSoleSlots(dst, tris []triVerts, prims []uint32) {
+func gatherSlots(dst, tris []triVerts, prims []uint32) {
 	for i, p := range prims {
 		if f := i + slotPrefetch; f < len(prims) {
 			t := unsafe.Pointer(&tris[prims[f]])
 			prefetchLine(t)
 			prefetchLine(unsafe.Add(t, unsafe.Sizeof(triVerts{})-1))
 		}
-		if t := &tris[p]; triFinite(t) {
-			dst[i] = *t
-		} else {
-			dst[i] = inactiveTri
-		}
+		dst[i] = tris[p]
 	}
 }
 
-// refitLeaves sets every leaf's bounds to the union of its active
-// primitives' boxes and lays out its leaf rows (where b has them), leaves
-// in parallel chunks of the nodes.
+// refitLeaves makes the triangles of b's slots that are not finite
+// inactiveTri, sets every leaf's bounds to the union of its active
+// primitives' boxes and lays out its leaf rows' coordinates (where b has
+// rows; an update does not change their primitive ids), leaves in
+// parallel chunks of the nodes.
 func (b *BLAS) refitLeaves() {
 	nodes := b.nodes
 	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
@@ -303,10 +275,45 @@ func (b *BLAS) refitLeaves() {
 			}
 			n.bounds = b.leafBounds(n.first, n.first+n.count)
 			if b.rows != nil {
-				b.putLeafRows(b.rows, int(n.first), int(n.count))
+				b.putLeafRows(b.rows, int(n.first), int(n.count), false)
 			}
 		}
 	})
+}
+
+// leafBounds returns the union of the boxes of the active primitives in
+// slots [first, end), a leaf's, and makes the triangles there that are
+// not finite inactiveTri. On amd64, for a leaf of triangles that are all
+// finite, the boxes are triRefsSSE's folded by refBounds (Go's min and
+// max bit for bit, finiteness checked on the way), four times as fast as
+// the Go loop.
+func (b *BLAS) leafBounds(first, end uint32) AABB {
+	if b.typ != GeometryTriangles {
+		bb := emptyAABB()
+		for s := first; s < end; s++ {
+			bb = bb.Union(b.slotBox(s))
+		}
+		return bb
+	}
+	if n := int(end - first); boundsAsm && n <= maxLeafCount {
+		var refs [maxLeafCount]bref
+		if triRefsSSE(&b.tris[first], n, 0, &refs[0]) == 0 {
+			var bb binBox
+			var cb centroids
+			refBounds(&refs[0], n, &bb, &cb)
+			return bb.aabb()
+		}
+	}
+	bb := emptyAABB()
+	for s := first; s < end; s++ {
+		t := &b.tris[s]
+		if !triFinite(t) {
+			*t = inactiveTri
+			continue
+		}
+		bb = bb.Union(triBounds(t))
+	}
+	return bb
 }
 
 // Update refits or rebuilds t in place for new instance descriptions
