@@ -8,14 +8,20 @@ import (
 	"testing"
 )
 
-// hashIndicesSerial is hashIndices' definition computed in one loop: FNV-1a
-// over each block of indexHashBlock indices, then over the blocks' hashes.
+// hashIndicesSerial is hashIndices' definition computed in one loop: for
+// each block of indexHashBlock indices, FNV-1a over the indices k of each
+// lane k mod 4, then over the four lanes' hashes; then FNV-1a over the
+// blocks' hashes.
 func hashIndicesSerial(idx []int) uint64 {
 	h := uint64(fnvOffset)
 	for lo := 0; lo < len(idx); lo += indexHashBlock {
+		lanes := [4]uint64{fnvOffset, fnvOffset, fnvOffset, fnvOffset}
+		for k, x := range idx[lo:min(len(idx), lo+indexHashBlock)] {
+			lanes[k%4] = (lanes[k%4] ^ uint64(x)) * fnvPrime
+		}
 		bh := uint64(fnvOffset)
-		for _, x := range idx[lo:min(len(idx), lo+indexHashBlock)] {
-			bh = (bh ^ uint64(x)) * fnvPrime
+		for _, l := range lanes {
+			bh = (bh ^ l) * fnvPrime
 		}
 		h = (h ^ bh) * fnvPrime
 	}

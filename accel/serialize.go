@@ -99,10 +99,11 @@ type SerializedHeader struct {
 }
 
 // serialFormatVersion 3: an updatable BLAS's node records mark the wide
-// cut (wideRootMark); 2 had no marks (updates planned the cut anew). 2: the
-// geometry records' index hash is taken in blocks (hashIndices), so that
-// builds check and hash indices in parallel; version 1 hashed them in one
-// chain.
+// cut (wideRootMark), and a block's index hash interleaves four chains
+// (hashIndexBlock); 2 had no marks (updates planned the cut anew) and one
+// chain a block. 2: the geometry records' index hash is taken in blocks
+// (hashIndices), so that builds check and hash indices in parallel;
+// version 1 hashed them in one chain.
 const (
 	serialMagic         = "RPAS\r\n\x1a\n"
 	serialFormatVersion = 3
