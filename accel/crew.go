@@ -82,9 +82,13 @@ const (
 // crewHold keeps the crew spinning, and wakes its parked workers, until
 // the returned function is called: for a build of n primitives, from
 // crewHoldMin on more than one processor (else it does nothing).
-func crewHold(n int) (release func()) {
+func crewHold(n int) (release func()) { return crewHoldFrom(n, crewHoldMin) }
+
+// crewHoldFrom is crewHold for work of n primitives that holds the crew
+// from least on.
+func crewHoldFrom(n, least int) (release func()) {
 	procs := runtime.GOMAXPROCS(0)
-	if n < crewHoldMin || procs == 1 {
+	if n < least || procs == 1 {
 		return func() {}
 	}
 	crew.holds.Add(1)
