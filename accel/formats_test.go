@@ -212,7 +212,8 @@ func TestInactivePrimitivesKeepIndices(t *testing.T) {
 // The common layout's fetch (float32 x, y, z and 32-bit indices) reads
 // every vertex as readVertex reads it, bit for bit (NaN payloads, signed
 // zeros, subnormals), in place where the buffers are aligned to their
-// words and through the checked loop where they are not, at any stride.
+// words and through the checked loop where they are not, at any stride,
+// in index order or in a given one.
 func TestCommonLayoutFetchesAsReadVertex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	special := []uint32{0x80000000, 0x00000001, 0x7f800000, 0xff800000, 0x7fc00001, 0xffbfffff}
@@ -231,16 +232,33 @@ func TestCommonLayoutFetchesAsReadVertex(t *testing.T) {
 			for i := 0; i < 3*ntri; i++ {
 				binary.LittleEndian.PutUint32(ib[4*i:], uint32(rng.IntN(nv)))
 			}
-			tris := make([]triVerts, ntri)
-			fetchR32x3U32(tris, vb, ib, stride)
-			for p := range tris {
-				for j := range 3 {
-					v := int(binary.LittleEndian.Uint32(ib[12*p+4*j:]))
-					want := readVertex(vb[v*stride:], FormatR32G32B32Float)
-					got := tris[p][j]
-					if math.Float32bits(got.X) != math.Float32bits(want.X) || math.Float32bits(got.Y) != math.Float32bits(want.Y) ||
-						math.Float32bits(got.Z) != math.Float32bits(want.Z) {
-						t.Fatalf("stride %d, offset %d: triangle %d vertex %d is %v, want %v", stride, off, p, j, got, want)
+			// In index order, and in an order of the update's kind (slot
+			// order: some triangles, each once, shuffled).
+			order := rng.Perm(ntri)[:ntri/2]
+			for _, ord := range [][]int{nil, order} {
+				var o32 []uint32
+				n := ntri
+				if ord != nil {
+					n = len(ord)
+					for _, p := range ord {
+						o32 = append(o32, uint32(p))
+					}
+				}
+				tris := make([]triVerts, n)
+				fetchR32x3U32(tris, vb, ib, stride, o32)
+				for i := range tris {
+					p := i
+					if ord != nil {
+						p = ord[i]
+					}
+					for j := range 3 {
+						v := int(binary.LittleEndian.Uint32(ib[12*p+4*j:]))
+						want := readVertex(vb[v*stride:], FormatR32G32B32Float)
+						got := tris[i][j]
+						if math.Float32bits(got.X) != math.Float32bits(want.X) || math.Float32bits(got.Y) != math.Float32bits(want.Y) ||
+							math.Float32bits(got.Z) != math.Float32bits(want.Z) {
+							t.Fatalf("stride %d, offset %d, order %v: triangle %d vertex %d is %v, want %v", stride, off, ord != nil, p, j, got, want)
+						}
 					}
 				}
 			}

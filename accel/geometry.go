@@ -207,100 +207,147 @@ func decodeGeometry(i int, g *Geometry, temp bool) (decodedGeometry, error) {
 // build fills it in parallel chunks and drops it once its slots hold
 // their copies.
 func decodeTriangles(where string, g *Geometry, temp bool) (decodedGeometry, error) {
+	var arr decodedGeometry // the triangles' array, allocated while the indices are checked
+	src, d, err := prepareTriangles(where, g, func(n int) { arr.allocTris(n, temp) })
+	if err != nil {
+		releaseDecoded([]decodedGeometry{arr})
+		return decodedGeometry{}, err
+	}
+	d.tris, d.release = arr.tris, arr.release
+	src.fetch(d.tris, nil)
+	return d, nil
+}
+
+// triSource is a triangle geometry that prepareTriangles has validated
+// (formats, stride, counts, the buffers' sizes, the transform, and every
+// index against the vertex count), whose triangles fetch reads.
+type triSource struct {
+	t      *Triangles
+	stride int        // bytes from a vertex to the next
+	isize  int        // bytes an index, 0 without an index buffer
+	xf     vec.Mat3x4 // the transform, where t has one
+	n      int        // triangles
+}
+
+// prepareTriangles validates g's triangles and returns their source and
+// their decodedGeometry without triangles (its descriptive fields and
+// index hash set). alloc, unless nil, is called with the triangle count
+// once it is known, alongside the indices' check and hash where there is
+// an index buffer (a build allocates the triangles' array then).
+func prepareTriangles(where string, g *Geometry, alloc func(n int)) (triSource, decodedGeometry, error) {
 	t := &g.Triangles
+	src := triSource{t: t}
 	d := decodedGeometry{typ: GeometryTriangles, flags: g.Flags, hasTransform: t.Transform != nil,
 		vertexFormat: t.VertexFormat, indexFormat: t.IndexFormat, vertexCount: t.VertexCount, indexCount: t.IndexCount}
 	vsize := t.VertexFormat.Size()
 	if vsize == 0 {
-		return d, inputErr(where, "VertexFormat", "unsupported format %d", t.VertexFormat)
+		return src, d, inputErr(where, "VertexFormat", "unsupported format %d", t.VertexFormat)
 	}
 	stride := t.VertexStride
 	if stride == 0 {
 		stride = vsize
 	}
 	if stride < 0 || int64(stride) > maxStride {
-		return d, inputErr(where, "VertexStride", "%d out of range [0, 2^32)", t.VertexStride)
+		return src, d, inputErr(where, "VertexStride", "%d out of range [0, 2^32)", t.VertexStride)
 	}
 	if stride%2 != 0 || (t.VertexFormat <= FormatR32G32Float && stride%4 != 0) {
-		return d, inputErr(where, "VertexStride", "%d is not a multiple of the %s component size", t.VertexStride, t.VertexFormat)
+		return src, d, inputErr(where, "VertexStride", "%d is not a multiple of the %s component size", t.VertexStride, t.VertexFormat)
 	}
+	src.stride = stride
 	if t.VertexCount < 0 || t.VertexCount > maxPrimitives*3 {
-		return d, inputErr(where, "VertexCount", "%d out of range", t.VertexCount)
+		return src, d, inputErr(where, "VertexCount", "%d out of range", t.VertexCount)
 	}
 	if t.VertexCount > 0 {
 		need := int64(t.VertexCount-1)*int64(stride) + int64(vsize)
 		if need > int64(len(t.VertexBuffer)) {
-			return d, inputErr(where, "VertexBuffer", "%d vertices at stride %d need %d bytes, have %d", t.VertexCount, stride, need, len(t.VertexBuffer))
+			return src, d, inputErr(where, "VertexBuffer", "%d vertices at stride %d need %d bytes, have %d", t.VertexCount, stride, need, len(t.VertexBuffer))
 		}
 	}
-	var xf vec.Mat3x4
 	if t.Transform != nil {
-		xf = *t.Transform
-		if !xf.IsFinite() {
-			return d, inputErr(where, "Transform", "not finite: %v", xf)
+		src.xf = *t.Transform
+		if !src.xf.IsFinite() {
+			return src, d, inputErr(where, "Transform", "not finite: %v", src.xf)
 		}
 	}
-	vertex := func(v int) vec.Vec3 {
-		p := readVertex(t.VertexBuffer[v*stride:], t.VertexFormat)
-		if t.Transform != nil {
-			p = xf.TransformPoint(p)
-		}
-		return p
+	if alloc == nil {
+		alloc = func(int) {}
 	}
 	switch t.IndexFormat {
 	case IndexNone:
 		if t.VertexCount%3 != 0 {
-			return d, inputErr(where, "VertexCount", "%d is not a multiple of 3 (no index buffer)", t.VertexCount)
+			return src, d, inputErr(where, "VertexCount", "%d is not a multiple of 3 (no index buffer)", t.VertexCount)
 		}
-		d.allocTris(t.VertexCount/3, temp)
-		parallelChunks(splitWork(len(d.tris)), func(_, lo, hi int) {
-			for p := lo; p < hi; p++ {
-				d.tris[p] = triVerts{vertex(3 * p), vertex(3*p + 1), vertex(3*p + 2)}
-			}
-		})
+		src.n = t.VertexCount / 3
+		alloc(src.n)
 	case IndexUint16, IndexUint32:
-		isize := 2
+		src.isize = 2
 		if t.IndexFormat == IndexUint32 {
-			isize = 4
+			src.isize = 4
 		}
 		if t.IndexCount < 0 || t.IndexCount%3 != 0 || t.IndexCount > maxPrimitives*3 {
-			return d, inputErr(where, "IndexCount", "%d is not a multiple of 3 in range", t.IndexCount)
+			return src, d, inputErr(where, "IndexCount", "%d is not a multiple of 3 in range", t.IndexCount)
 		}
-		if int64(t.IndexCount)*int64(isize) > int64(len(t.IndexBuffer)) {
-			return d, inputErr(where, "IndexBuffer", "%d indices need %d bytes, have %d", t.IndexCount, t.IndexCount*isize, len(t.IndexBuffer))
+		if int64(t.IndexCount)*int64(src.isize) > int64(len(t.IndexBuffer)) {
+			return src, d, inputErr(where, "IndexBuffer", "%d indices need %d bytes, have %d", t.IndexCount, t.IndexCount*src.isize, len(t.IndexBuffer))
 		}
-		index := func(k int) int {
-			if isize == 2 {
-				return int(binary.LittleEndian.Uint16(t.IndexBuffer[2*k:]))
-			}
-			return int(binary.LittleEndian.Uint32(t.IndexBuffer[4*k:]))
-		}
+		src.n = t.IndexCount / 3
 		// The triangles' array is allocated while the indices are checked
 		// and hashed.
-		allocated := goAlloc(t.IndexCount/3 >= asyncAlloc, func() { d.allocTris(t.IndexCount/3, temp) })
-		h, bad := hashIndices(t.IndexBuffer, isize, t.IndexCount, t.VertexCount)
+		allocated := goAlloc(src.n >= asyncAlloc, func() { alloc(src.n) })
+		h, bad := hashIndices(t.IndexBuffer, src.isize, t.IndexCount, t.VertexCount)
 		<-allocated
 		if bad >= 0 {
-			releaseDecoded([]decodedGeometry{d})
-			return decodedGeometry{}, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", index(bad), bad, t.VertexCount)
+			return src, d, inputErr(where, "IndexBuffer", "index %d (position %d) out of range (vertex count %d)", src.index(bad), bad, t.VertexCount)
 		}
 		d.indexHash = h
-		if t.VertexFormat == FormatR32G32B32Float && t.Transform == nil && isize == 4 {
-			// The common layout, fetched without the per-vertex closures
-			// and format switch (the same bits: each component is read as
-			// readVertex reads it).
-			fetchR32x3U32(d.tris, t.VertexBuffer, t.IndexBuffer, stride)
-			break
-		}
-		parallelChunks(splitWork(len(d.tris)), func(_, lo, hi int) {
-			for p := lo; p < hi; p++ {
-				d.tris[p] = triVerts{vertex(index(3 * p)), vertex(index(3*p + 1)), vertex(index(3*p + 2))}
-			}
-		})
 	default:
-		return d, inputErr(where, "IndexFormat", "unsupported format %d", t.IndexFormat)
+		return src, d, inputErr(where, "IndexFormat", "unsupported format %d", t.IndexFormat)
 	}
-	return d, nil
+	return src, d, nil
+}
+
+// index returns index k of s's index buffer.
+func (s *triSource) index(k int) int {
+	if s.isize == 2 {
+		return int(binary.LittleEndian.Uint16(s.t.IndexBuffer[2*k:]))
+	}
+	return int(binary.LittleEndian.Uint32(s.t.IndexBuffer[4*k:]))
+}
+
+// vertex returns vertex v of s in object space (after the transform).
+func (s *triSource) vertex(v int) vec.Vec3 {
+	p := readVertex(s.t.VertexBuffer[v*s.stride:], s.t.VertexFormat)
+	if s.t.Transform != nil {
+		p = s.xf.TransformPoint(p)
+	}
+	return p
+}
+
+// fetch sets out[i] to triangle order[i] of s (triangle i where order is
+// nil), in parallel chunks: decoding fetches them in index order, an
+// update straight into its slots, in their order.
+func (s *triSource) fetch(out []triVerts, order []uint32) {
+	t := s.t
+	if t.VertexFormat == FormatR32G32B32Float && t.Transform == nil && s.isize == 4 {
+		// The common layout, fetched without the per-vertex closures
+		// and format switch (the same bits: each component is read as
+		// readVertex reads it).
+		fetchR32x3U32(out, t.VertexBuffer, t.IndexBuffer, s.stride, order)
+		return
+	}
+	parallelChunks(splitWork(len(out)), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := i
+			if order != nil {
+				p = int(order[i])
+			}
+			if s.isize == 0 {
+				out[i] = triVerts{s.vertex(3 * p), s.vertex(3*p + 1), s.vertex(3*p + 2)}
+			} else {
+				out[i] = triVerts{s.vertex(s.index(3 * p)), s.vertex(s.index(3*p + 1)), s.vertex(s.index(3*p + 2))}
+			}
+		}
+	})
 }
 
 // allocTris allocates n triangles for d.tris: zeros, or with temp a
@@ -418,29 +465,34 @@ const (
 	indexHashChunk = 2
 )
 
-// fetchR32x3U32 fills tris from three float32 components per vertex at
-// stride bytes and 32-bit little-endian indices (already validated), in
-// parallel chunks.
-func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int) {
+// fetchR32x3U32 sets tris[i] to triangle order[i] (triangle i where
+// order is nil) from three float32 components per vertex at stride bytes
+// and 32-bit little-endian indices (already validated), in parallel
+// chunks.
+func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int, order []uint32) {
 	if len(tris) == 0 {
 		return
 	}
 	if nativeLittleEndian && stride%4 == 0 &&
 		uintptr(unsafe.Pointer(&vb[0]))%4 == 0 && uintptr(unsafe.Pointer(&ib[0]))%4 == 0 {
-		fetchR32x3U32Native(tris, vb, ib, stride)
+		fetchR32x3U32Native(tris, vb, ib, stride, order)
 		return
 	}
 	le := binary.LittleEndian
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
-		idx := ib[12*lo : 12*hi]
-		for p := range tris[lo:hi] {
+		for i := lo; i < hi; i++ {
+			p := i
+			if order != nil {
+				p = int(order[i])
+			}
+			idx := ib[12*p : 12*p+12]
 			var tv triVerts
 			for j := range tv {
-				v := int(le.Uint32(idx[12*p+4*j:])) * stride
+				v := int(le.Uint32(idx[4*j:])) * stride
 				b := vb[v : v+12]
 				tv[j] = vec.V3(math.Float32frombits(le.Uint32(b)), math.Float32frombits(le.Uint32(b[4:])), math.Float32frombits(le.Uint32(b[8:])))
 			}
-			tris[lo+p] = tv
+			tris[i] = tv
 		}
 	})
 }
@@ -452,18 +504,24 @@ func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int) {
 // indices against the vertex count and of the buffer's size against
 // them makes needless. The checked loop took about twice as long
 // (BenchmarkUpdate's 1M terrain spent a third of an update in it).
-func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int) {
-	// The last vertex any index may name must end inside vb: decoding
-	// checked it, this keeps the unchecked reads honest if it ever did not.
-	idx := unsafe.Slice((*[3]uint32)(unsafe.Pointer(&ib[0])), len(ib)/12)[:len(tris)]
+func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int, order []uint32) {
+	idx := unsafe.Slice((*[3]uint32)(unsafe.Pointer(&ib[0])), len(ib)/12)
 	base := unsafe.Pointer(&vb[0])
 	nv := (len(vb) - 12) / stride // the last whole vertex
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
-		for p, t := range idx[lo:hi] {
+		for i := lo; i < hi; i++ {
+			p := i
+			if order != nil {
+				p = int(order[i])
+			}
+			t := idx[p]
+			// The last vertex any index may name must end inside vb:
+			// decoding checked it, this keeps the unchecked reads honest
+			// if it ever did not.
 			if int(max(t[0], t[1], t[2])) > nv {
 				panic("accel: vertex index beyond the vertex buffer after validation")
 			}
-			out := &tris[lo+p]
+			out := &tris[i]
 			out[0] = *(*vec.Vec3)(unsafe.Add(base, int(t[0])*stride))
 			out[1] = *(*vec.Vec3)(unsafe.Add(base, int(t[1])*stride))
 			out[2] = *(*vec.Vec3)(unsafe.Add(base, int(t[2])*stride))

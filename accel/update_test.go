@@ -351,17 +351,25 @@ func TestUpdateInactiveAtBuildStaysInactive(t *testing.T) {
 func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	pos, idx := randomSoup(rng, 70000, 0.02) // several of the refit's chunks
+	gpos, gidx := grid(190, 0.01, vec.Vec3{})
 	cases := []struct {
-		name  string
-		geoms []Geometry
+		name     string
+		geoms    []Geometry
+		straight bool // fetched straight into the slots (slotsFollowPrimitives)
 	}{
-		{"one geometry", []Geometry{TriangleGeometry(pos, idx)}},
-		{"three geometries", soupGeoms(rng, 3, 3000)},
+		{"one geometry, decoded and gathered", []Geometry{TriangleGeometry(pos, idx)}, false},
+		{"one geometry, fetched straight", []Geometry{TriangleGeometry(gpos, gidx)}, true},
+		{"three geometries", soupGeoms(rng, 3, 3000), false},
 	}
 	for _, c := range cases {
 		name, geoms := c.name, c.geoms
 		t.Run(name, func(t *testing.T) {
 			b := mustBLAS(t, geoms, BuildAllowUpdate|BuildPreferFastTrace)
+			if in, err := b.checkUpdate(geoms); err != nil || (in.sole != nil) != c.straight {
+				t.Fatalf("fetched straight: %v, want %v (%v)", in.sole != nil, c.straight, err)
+			} else {
+				in.release()
+			}
 			rows, tris := unsafe.SliceData(b.rows), unsafe.SliceData(b.tris)
 			built := b.Clone()
 			moved := make([]Geometry, len(geoms))
@@ -399,7 +407,7 @@ func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 				}
 				want.tris[s] = tri
 			}
-			if inactive < 2 && name == "one geometry" {
+			if inactive < 2 && len(geoms) == 1 {
 				t.Fatalf("%d inactive slots, want the two made so", inactive)
 			}
 			var refitBy func(n uint32) AABB
