@@ -411,6 +411,13 @@ func TestDeserializeChecksTheWideCut(t *testing.T) {
 		}
 	}
 	cases["one wide node for every leaf"] = d
+	d = bytes.Clone(good)
+	for _, a := range at {
+		if marked(d, a) {
+			unmark(d, a)
+		}
+	}
+	cases["no marks"] = d
 	d = plain.Serialize()
 	mark(d, counts(d, len(plain.nodes))[0])
 	cases["a mark without BuildAllowUpdate"] = d

@@ -177,7 +177,7 @@ func widenByCut(nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
 		var slots []wideSlots
 		return widenInto(nodes, nil, &slots), slots, nil
 	}
-	if !root[0] {
+	if len(root) == 0 || !root[0] {
 		return nil, nil, corrupt("the root node is not marked as a wide node's")
 	}
 	p := widePlan{prims: make([]uint32, len(nodes))}
