@@ -148,3 +148,28 @@ func TestBuildNamesFirstIndexOutOfRange(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 }
+
+// Instances are checked in parallel chunks; of several bad ones the error
+// names the first by index, whatever GOMAXPROCS cuts the chunks into, in
+// a build and in an update alike.
+func TestBadInstancesNamesTheFirst(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	b := mustBLAS(t, []Geometry{TriangleGeometry([]vec.Vec3{{}, {X: 1}, {Y: 1}}, nil)}, 0)
+	insts := make([]Instance, 20000)
+	for i := range insts {
+		insts[i] = Instance{Transform: vec.Identity3x4, InstanceMask: 1, BLAS: b}
+	}
+	tl, err := BuildTLAS(insts, BuildAllowUpdate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts[17000].InstanceID = 1 << 24
+	insts[4100].Transform[1][1] = float32(math.NaN())
+	insts[9000].Flags = 0x20
+	for _, procs := range []int{1, 2, 7} {
+		runtime.GOMAXPROCS(procs)
+		_, err := BuildTLAS(insts, 0)
+		wantInputError(t, err, "instance 4100", "Transform", "not finite")
+		wantInputError(t, tl.Update(insts), "instance 4100", "Transform", "not finite")
+	}
+}

@@ -419,15 +419,7 @@ func (t *TLAS) checkUpdate(instances []Instance) ([]instance, error) {
 	if len(instances) != len(t.instances) {
 		return nil, inputErr("update", "NumDescs", "%d instances, the structure was built with %d (the instance count may not change)", len(instances), len(t.instances))
 	}
-	prep := make([]instance, len(instances))
-	for i := range instances {
-		in, err := prepareInstance(i, &instances[i])
-		if err != nil {
-			return nil, err
-		}
-		prep[i] = in
-	}
-	return prep, nil
+	return prepareInstances(instances)
 }
 
 func (t *TLAS) apply(prep []instance) {
