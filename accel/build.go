@@ -1008,17 +1008,20 @@ func (c *centroids) union(a *centroids) {
 }
 
 // refit recomputes every node's bounds bottom-up from leafBox, which
-// returns the box of the primitive in a leaf slot.
+// returns the box of the primitive in a leaf slot: the leaves in parallel
+// chunks (leafBox is called concurrently), then the inner nodes.
 func refit(nodes []node, leafBox func(slot uint32) AABB) {
-	for i := range nodes {
-		if n := &nodes[i]; n.isLeaf() {
-			bb := emptyAABB()
-			for s := n.first; s < n.first+n.count; s++ {
-				bb = bb.Union(leafBox(s))
+	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if n := &nodes[i]; n.isLeaf() {
+				bb := emptyAABB()
+				for s := n.first; s < n.first+n.count; s++ {
+					bb = bb.Union(leafBox(s))
+				}
+				n.bounds = bb
 			}
-			n.bounds = bb
 		}
-	}
+	})
 	refitInner(nodes)
 }
 
