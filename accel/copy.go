@@ -67,6 +67,7 @@ func (t *TLAS) Clone() *TLAS {
 	c.instances = cloneCap(t.instances)
 	c.nodes = cloneCap(t.nodes)
 	c.wide = cloneCap(t.wide)
+	c.wideSlots = cloneCap(t.wideSlots)
 	c.order = cloneCap(t.order)
 	return &c
 }
@@ -82,6 +83,7 @@ func (t *TLAS) Compact() (*TLAS, error) {
 	c.instances = slices.Clip(slices.Clone(t.instances))
 	c.nodes = slices.Clip(slices.Clone(t.nodes))
 	c.wide = slices.Clip(slices.Clone(t.wide))
+	c.wideSlots = slices.Clip(slices.Clone(t.wideSlots))
 	c.order = slices.Clip(slices.Clone(t.order))
 	return &c, nil
 }

@@ -39,7 +39,7 @@ func (b *BLAS) memSize(capacity bool) uint64 {
 
 func (t *TLAS) memSize(capacity bool) uint64 {
 	return uint64(unsafe.Sizeof(*t)) + sliceBytes(t.instances, capacity) + sliceBytes(t.nodes, capacity) + sliceBytes(t.wide, capacity) +
-		sliceBytes(t.order, capacity)
+		sliceBytes(t.wideSlots, capacity) + sliceBytes(t.order, capacity)
 }
 
 // PostBuildInfo reports b's sizes (EmitRaytracingAccelerationStructure

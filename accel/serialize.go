@@ -57,7 +57,7 @@ import (
 //	Node record (32 bytes): 6 float32 bounds (min, max), uint32 first,
 //	  uint32 count (count 0: inner node with children first, first+1;
 //	  count wideRootMark: the same, rooting a wide node of the recorded
-//	  cut, which a BLAS built with BuildAllowUpdate keeps: the wide nodes
+//	  cut, which a structure built with BuildAllowUpdate keeps: the wide nodes
 //	  it traverses are rooted at the marked nodes, deserialized as they
 //	  were though updates refitted the bounds after the cut was planned;
 //	  without marks the cut is planned from the bounds, as a build plans
@@ -98,7 +98,7 @@ type SerializedHeader struct {
 	NumBottomLevelAccelerationStructurePointersAfterHeader uint64
 }
 
-// serialFormatVersion 3: an updatable BLAS's node records mark the wide
+// serialFormatVersion 3: an updatable structure's node records mark the wide
 // cut (wideRootMark), and a block's index hash interleaves four chains
 // (hashIndexBlock); 2 had no marks (updates planned the cut anew) and one
 // chain a block. 2: the geometry records' index hash is taken in blocks
@@ -374,7 +374,7 @@ func (t *TLAS) Serialize() []byte {
 	for _, o := range t.order {
 		w.u32(o)
 	}
-	encodeNodes(&w, t.nodes, nil)
+	encodeNodes(&w, t.nodes, t.wideSlots)
 	return w.b
 }
 
@@ -675,13 +675,20 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if root != nil {
-		return nil, corrupt("wide-node marks in a top-level structure")
-	}
+
 	if err := validateTree(t.nodes, int(ns), t.slotBox, nil, 1); err != nil {
 		return nil, err
 	}
-	t.wide = widen(t.nodes)
+	switch {
+	case t.flags&BuildAllowUpdate != 0:
+		if t.wide, t.wideSlots, err = widenByCut(t.nodes, root); err != nil {
+			return nil, err
+		}
+	case root != nil:
+		return nil, corrupt("wide-node marks in a structure not built with BuildAllowUpdate")
+	default:
+		t.wide = widen(t.nodes)
+	}
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()

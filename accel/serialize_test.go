@@ -426,12 +426,28 @@ func TestDeserializeChecksTheWideCut(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
-	d = tl.Serialize()
-	mark(d, counts(d, len(tl.nodes))[0])
-	if _, err := DeserializeTLAS(d, tl.BottomLevels()); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("a TLAS with a mark: %v, want ErrCorrupt", err)
-	}
 	if b, err := DeserializeBLAS(good); err != nil || !sameBytes(b.wide, upd.wide) {
 		t.Errorf("the marks as written: %v", err)
+	}
+
+	// A TLAS the same: tl is built for updates, so it carries marks.
+	descs := make([]Instance, tl.InstanceCount())
+	for i := range descs {
+		descs[i] = tl.Instance(i)
+	}
+	plainTop := mustTLAS(t, descs, 0)
+	d = plainTop.Serialize()
+	mark(d, counts(d, len(plainTop.nodes))[0])
+	if _, err := DeserializeTLAS(d, plainTop.BottomLevels()); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a TLAS built without BuildAllowUpdate with a mark: %v, want ErrCorrupt", err)
+	}
+	d = tl.Serialize()
+	if a := counts(d, len(tl.nodes))[0]; !marked(d, a) {
+		t.Fatal("an updatable TLAS's root is not marked")
+	} else {
+		unmark(d, a)
+	}
+	if _, err := DeserializeTLAS(d, tl.BottomLevels()); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a TLAS with its root unmarked: %v, want ErrCorrupt", err)
 	}
 }

@@ -65,6 +65,10 @@ type TLAS struct {
 	// read them (deriveSlots); a new array whenever they change, so that
 	// a Clone may share it.
 	slots []topSlot
+	// wideSlots is the cut of nodes that wide takes, kept where the
+	// structure is built for updates, as a BLAS keeps it (BLAS.wideSlots);
+	// else nil.
+	wideSlots []wideSlots
 }
 
 // topSlot is the instance of a leaf slot as the assembly TLAS walks
@@ -203,7 +207,12 @@ func (t *TLAS) build() {
 	p := paramsFor(t.flags)
 	p.maxLeaf = 1 // traversal enters one instance per leaf
 	t.nodes, t.order = buildBVH(refs, p)
-	t.wide = widen(t.nodes)
+	t.wideSlots = nil
+	if t.flags&BuildAllowUpdate != 0 {
+		t.wide = widenInto(t.nodes, nil, &t.wideSlots)
+	} else {
+		t.wide = widen(t.nodes)
+	}
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()

@@ -447,7 +447,7 @@ func (t *TLAS) apply(prep []instance) {
 	}
 	if len(t.order) > 0 {
 		refit(t.nodes, t.slotBox)
-		t.wide = widenInto(t.nodes, t.wide, nil) // traversal walks the wide form
+		refitWide(t.nodes, t.wide, t.wideSlots) // the cut the build made, as a BLAS's update keeps it
 	}
 	t.deriveOpacity()
 	t.deriveBLASBytes()

@@ -510,3 +510,65 @@ func TestWidenIntoReusesRoomyArrays(t *testing.T) {
 		t.Fatal("a small array: written past, or other nodes than widen's")
 	}
 }
+
+// A top-level update with the same active instances keeps the tree's
+// topology too, binary and wide: each wide slot's box is the union of the
+// instances' world boxes below it, the cut is the build's (a new plan
+// would make another here), and the structure deserializes to itself.
+func TestUpdateTLASKeepsTheWideCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	b := mustBLAS(t, soupGeoms(rng, 1, 50), 0)
+	insts := make([]Instance, 3000)
+	for i := range insts {
+		m := vec.Identity3x4
+		m[0][3], m[1][3], m[2][3] = float32(rng.Float64()*20), float32(rng.Float64()*20), float32(rng.Float64()*20)
+		insts[i] = Instance{Transform: m, InstanceMask: 0xff, BLAS: b}
+	}
+	tl := mustTLAS(t, insts, BuildAllowUpdate)
+	built := tl.Clone()
+	for i := range insts {
+		if x := insts[i].Transform[0][3]; x > 10 {
+			insts[i].Transform[0][3] = 10 + 40*(x-10) // half the space stretched along x
+		}
+	}
+	if err := tl.Update(insts); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(built.wide)
+	var refitBy func(w uint32) AABB
+	refitBy = func(w uint32) AABB {
+		nd := &want[w]
+		all := emptyAABB()
+		for k := range nd.n {
+			var bb AABB
+			if ref := nd.ref[k]; isLeafRef(ref) {
+				first, end := leafRange(ref)
+				bb = emptyAABB()
+				for s := first; s < end; s++ {
+					in := &insts[tl.order[s]]
+					bb = bb.Union(in.BLAS.Bounds().Transform(in.Transform))
+				}
+			} else {
+				bb = refitBy(ref)
+			}
+			nd.set(int(k), &bb, nd.ref[k])
+			all = all.Union(bb)
+		}
+		return all
+	}
+	refitBy(0)
+	if !sameBytes(tl.wide, want) {
+		t.Error("wide nodes differ from the build's refitted")
+	}
+	if sameBytes(widen(tl.nodes), tl.wide) {
+		t.Fatal("a new plan would make the same cut: this case cannot tell a kept cut from a new one")
+	}
+	d, err := DeserializeTLAS(tl.Serialize(), tl.BottomLevels())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameBytes(d.wide, tl.wide) || !sameBytes(d.wideSlots, tl.wideSlots) {
+		t.Error("the updated top level deserializes to other wide nodes")
+	}
+	oracleTLAS(t, tl, insts, randRays(rng, 300, 20))
+}
