@@ -207,6 +207,38 @@ func BenchmarkBuildTLAS(b *testing.B) {
 	}
 }
 
+// BenchmarkUpdateTLAS updates a top level built with BuildAllowUpdate to
+// its instances moved a little, and back, in turn (the same active
+// instances: a refit), as a program that moves its instances every frame
+// may instead of rebuilding (BenchmarkBuildTLAS).
+func BenchmarkUpdateTLAS(b *testing.B) {
+	bl := cachedBLAS(b, "soup", 1000)
+	for _, n := range []int{1000, 10000, 100000} {
+		insts := benchInstances(bl, n)
+		moved := slices.Clone(insts)
+		for i := range moved {
+			moved[i].Transform[0][3] += 1e-3
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			tl, err := BuildTLAS(insts, BuildAllowUpdate)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				in := insts
+				if i%2 == 0 {
+					in = moved
+				}
+				if err := tl.Update(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Minstances/s")
+		})
+	}
+}
+
 // benchInstances places n instances of bl at random: rotated about a
 // random axis, scaled by 1/cbrt(n) and spread over [-1,1]^3.
 func benchInstances(bl *BLAS, n int) []Instance {
