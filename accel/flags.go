@@ -37,8 +37,8 @@ type BuildFlags uint32
 const (
 	// BuildAllowUpdate permits later updates (refits) of the structure:
 	// Update keeps its trees, binary and wide, and refits their bounds in
-	// the memory it has (a BLAS keeps its wide cut for that, 32 bytes a
-	// wide node; it rules out spatial splits).
+	// the memory it has (the structure keeps its wide cut for that, 32
+	// bytes a wide node; in a BLAS the flag rules out spatial splits).
 	BuildAllowUpdate BuildFlags = 0x1
 	// BuildAllowCompaction permits Compact.
 	BuildAllowCompaction BuildFlags = 0x2
