@@ -225,6 +225,19 @@ func encodeNodes(w *writer, nodes []node, slots []wideSlots) {
 	}
 }
 
+// decodeWide returns the wide nodes of a decoded tree: for a structure
+// built with BuildAllowUpdate, the cut its marks record (widenByCut) and
+// its wideSlots; else, where there must be no marks, widen's.
+func decodeWide(flags BuildFlags, nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
+	switch {
+	case flags&BuildAllowUpdate != 0:
+		return widenByCut(nodes, root)
+	case root != nil:
+		return nil, nil, corrupt("wide-node marks in a structure not built with BuildAllowUpdate")
+	}
+	return widen(nodes), nil, nil
+}
+
 // wideRootMark is the count of a node record of an inner node that roots a
 // wide node (encodeNodes).
 const wideRootMark = math.MaxUint32
@@ -523,15 +536,8 @@ func DeserializeBLAS(data []byte) (*BLAS, error) {
 		return nil, err
 	}
 	b.self = instance{objectToWorld: vec.Identity3x4, worldToObject: vec.Identity3x4, mask: 0xff, blas: b}
-	switch {
-	case b.flags&BuildAllowUpdate != 0:
-		if b.wide, b.wideSlots, err = widenByCut(b.nodes, root); err != nil {
-			return nil, err
-		}
-	case root != nil:
-		return nil, corrupt("wide-node marks in a structure not built with BuildAllowUpdate")
-	default:
-		b.wide = widen(b.nodes)
+	if b.wide, b.wideSlots, err = decodeWide(b.flags, b.nodes, root); err != nil {
+		return nil, err
 	}
 	b.rows = b.leafRows()
 	return b, nil
@@ -679,15 +685,8 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	if err := validateTree(t.nodes, int(ns), t.slotBox, nil, 1); err != nil {
 		return nil, err
 	}
-	switch {
-	case t.flags&BuildAllowUpdate != 0:
-		if t.wide, t.wideSlots, err = widenByCut(t.nodes, root); err != nil {
-			return nil, err
-		}
-	case root != nil:
-		return nil, corrupt("wide-node marks in a structure not built with BuildAllowUpdate")
-	default:
-		t.wide = widen(t.nodes)
+	if t.wide, t.wideSlots, err = decodeWide(t.flags, t.nodes, root); err != nil {
+		return nil, err
 	}
 	t.deriveOpacity()
 	t.deriveBLASBytes()

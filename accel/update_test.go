@@ -430,29 +430,12 @@ func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 			want.rows = want.leafRows()
 			// The build's wide nodes, each slot's box the union of what
 			// lies below it.
-			want.wide = slices.Clone(built.wide)
-			var refitWideBy func(w uint32) AABB
-			refitWideBy = func(w uint32) AABB {
-				nd := &want.wide[w]
-				all := emptyAABB()
-				for k := range nd.n {
-					bb := emptyAABB()
-					if ref := nd.ref[k]; isLeafRef(ref) {
-						first, end := leafRange(ref)
-						for s := first; s < end; s++ {
-							if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
-								bb = bb.Union(triBounds(tri))
-							}
-						}
-					} else {
-						bb = refitWideBy(ref)
-					}
-					nd.set(int(k), &bb, nd.ref[k])
-					all = all.Union(bb)
+			want.wide = refittedWide(built.wide, func(s uint32) AABB {
+				if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
+					return triBounds(tri)
 				}
-				return all
-			}
-			refitWideBy(0)
+				return emptyAABB()
+			})
 
 			if !sameBytes(b.tris, want.tris) {
 				t.Error("slots differ from the input's primitives")
@@ -534,29 +517,10 @@ func TestUpdateTLASKeepsTheWideCut(t *testing.T) {
 	if err := tl.Update(insts); err != nil {
 		t.Fatal(err)
 	}
-	want := slices.Clone(built.wide)
-	var refitBy func(w uint32) AABB
-	refitBy = func(w uint32) AABB {
-		nd := &want[w]
-		all := emptyAABB()
-		for k := range nd.n {
-			var bb AABB
-			if ref := nd.ref[k]; isLeafRef(ref) {
-				first, end := leafRange(ref)
-				bb = emptyAABB()
-				for s := first; s < end; s++ {
-					in := &insts[tl.order[s]]
-					bb = bb.Union(in.BLAS.Bounds().Transform(in.Transform))
-				}
-			} else {
-				bb = refitBy(ref)
-			}
-			nd.set(int(k), &bb, nd.ref[k])
-			all = all.Union(bb)
-		}
-		return all
-	}
-	refitBy(0)
+	want := refittedWide(built.wide, func(s uint32) AABB {
+		in := &insts[tl.order[s]]
+		return in.BLAS.Bounds().Transform(in.Transform)
+	})
 	if !sameBytes(tl.wide, want) {
 		t.Error("wide nodes differ from the build's refitted")
 	}
@@ -571,4 +535,32 @@ func TestUpdateTLASKeepsTheWideCut(t *testing.T) {
 		t.Error("the updated top level deserializes to other wide nodes")
 	}
 	oracleTLAS(t, tl, insts, randRays(rng, 300, 20))
+}
+
+// refittedWide returns a copy of wide whose every slot's box is the union
+// of what lies below it, leafBox giving each leaf slot's: the expectation
+// of a refit that keeps the wide cut, computed recursively from the root.
+func refittedWide(wide []wideNode, leafBox func(slot uint32) AABB) []wideNode {
+	out := slices.Clone(wide)
+	var refit func(w uint32) AABB
+	refit = func(w uint32) AABB {
+		nd := &out[w]
+		all := emptyAABB()
+		for k := range nd.n {
+			bb := emptyAABB()
+			if ref := nd.ref[k]; isLeafRef(ref) {
+				first, end := leafRange(ref)
+				for s := first; s < end; s++ {
+					bb = bb.Union(leafBox(s))
+				}
+			} else {
+				bb = refit(ref)
+			}
+			nd.set(int(k), &bb, nd.ref[k])
+			all = all.Union(bb)
+		}
+		return all
+	}
+	refit(0)
+	return out
 }
