@@ -78,6 +78,16 @@ func BuildBLAS(geoms []Geometry, flags BuildFlags) (*BLAS, error) {
 	return b, nil
 }
 
+// primitives returns how many primitives b's geometries hold, active or
+// not.
+func (b *BLAS) primitives() int {
+	n := 0
+	for i := range b.geoms {
+		n += b.geoms[i].prims
+	}
+	return n
+}
+
 // primitiveCount is about how many primitives geoms describe (from their
 // counts, unchecked), to size a build before decoding it.
 func primitiveCount(geoms []Geometry) int {
@@ -256,11 +266,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	}
 	buildPhase("alloc") // what the slot arrays' allocation took longer
 	b.nodes = nodes
-	if b.flags&BuildAllowUpdate != 0 {
-		b.wide = widenInto(nodes, nil, &b.wideSlots)
-	} else {
-		b.wide = widen(nodes)
-	}
+	b.wide, b.wideSlots = widenFor(b.flags, nodes)
 	buildPhase("widefill")
 	copySlots := func(_ int, lo, hi int) {
 		for s := lo; s < hi; s++ {

@@ -1011,18 +1011,26 @@ func (c *centroids) union(a *centroids) {
 // returns the box of the primitive in a leaf slot: the leaves in parallel
 // chunks (leafBox is called concurrently), then the inner nodes.
 func refit(nodes []node, leafBox func(slot uint32) AABB) {
+	eachLeaf(nodes, func(n *node) {
+		bb := emptyAABB()
+		for s := n.first; s < n.first+n.count; s++ {
+			bb = bb.Union(leafBox(s))
+		}
+		n.bounds = bb
+	})
+	refitInner(nodes)
+}
+
+// eachLeaf calls f with every leaf of nodes, in parallel chunks of
+// leafRowsGrain nodes (leaf rows, refits).
+func eachLeaf(nodes []node, f func(n *node)) {
 	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if n := &nodes[i]; n.isLeaf() {
-				bb := emptyAABB()
-				for s := n.first; s < n.first+n.count; s++ {
-					bb = bb.Union(leafBox(s))
-				}
-				n.bounds = bb
+				f(n)
 			}
 		}
 	})
-	refitInner(nodes)
 }
 
 // refitInner sets every inner node's bounds to the union of its two

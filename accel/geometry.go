@@ -226,7 +226,6 @@ type triSource struct {
 	stride int        // bytes from a vertex to the next
 	isize  int        // bytes an index, 0 without an index buffer
 	xf     vec.Mat3x4 // the transform, where t has one
-	n      int        // triangles
 }
 
 // prepareTriangles validates g's triangles and returns their source and
@@ -277,8 +276,7 @@ func prepareTriangles(where string, g *Geometry, alloc func(n int)) (triSource, 
 		if t.VertexCount%3 != 0 {
 			return src, d, inputErr(where, "VertexCount", "%d is not a multiple of 3 (no index buffer)", t.VertexCount)
 		}
-		src.n = t.VertexCount / 3
-		alloc(src.n)
+		alloc(t.VertexCount / 3)
 	case IndexUint16, IndexUint32:
 		src.isize = 2
 		if t.IndexFormat == IndexUint32 {
@@ -290,10 +288,10 @@ func prepareTriangles(where string, g *Geometry, alloc func(n int)) (triSource, 
 		if int64(t.IndexCount)*int64(src.isize) > int64(len(t.IndexBuffer)) {
 			return src, d, inputErr(where, "IndexBuffer", "%d indices need %d bytes, have %d", t.IndexCount, t.IndexCount*src.isize, len(t.IndexBuffer))
 		}
-		src.n = t.IndexCount / 3
+		n := t.IndexCount / 3
 		// The triangles' array is allocated while the indices are checked
 		// and hashed.
-		allocated := goAlloc(src.n >= asyncAlloc, func() { alloc(src.n) })
+		allocated := goAlloc(n >= asyncAlloc, func() { alloc(n) })
 		h, bad := hashIndices(t.IndexBuffer, src.isize, t.IndexCount, t.VertexCount)
 		<-allocated
 		if bad >= 0 {
@@ -307,11 +305,15 @@ func prepareTriangles(where string, g *Geometry, alloc func(n int)) (triSource, 
 }
 
 // index returns index k of s's index buffer.
-func (s *triSource) index(k int) int {
-	if s.isize == 2 {
-		return int(binary.LittleEndian.Uint16(s.t.IndexBuffer[2*k:]))
+func (s *triSource) index(k int) int { return int(readIndex(s.t.IndexBuffer, s.isize, k)) }
+
+// readIndex returns index k of the index buffer ib of isize-byte
+// (2 or 4) little-endian indices.
+func readIndex(ib []byte, isize, k int) uint32 {
+	if isize == 2 {
+		return uint32(binary.LittleEndian.Uint16(ib[2*k:]))
 	}
-	return int(binary.LittleEndian.Uint32(s.t.IndexBuffer[4*k:]))
+	return binary.LittleEndian.Uint32(ib[4*k:])
 }
 
 // vertex returns vertex v of s in object space (after the transform).
@@ -337,10 +339,7 @@ func (s *triSource) fetch(out []triVerts, order []uint32) {
 	}
 	parallelChunks(splitWork(len(out)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			p := i
-			if order != nil {
-				p = int(order[i])
-			}
+			p := orderAt(order, i)
 			if s.isize == 0 {
 				out[i] = triVerts{s.vertex(3 * p), s.vertex(3*p + 1), s.vertex(3*p + 2)}
 			} else {
@@ -400,15 +399,8 @@ const hashLanes = 4
 // one; format version 3). The loop keeps only the largest index; a block
 // whose largest is out of range is scanned again for the first.
 func hashIndexBlock(ib []byte, isize, k0, k1, vertexCount int) (h uint64, bad int) {
-	le := binary.LittleEndian
 	lanes := [hashLanes]uint64{fnvOffset, fnvOffset, fnvOffset, fnvOffset}
 	var top uint32
-	index := func(k int) uint32 {
-		if isize == 4 {
-			return le.Uint32(ib[4*k:])
-		}
-		return uint32(le.Uint16(ib[2*k:]))
-	}
 	k := k0
 	if isize == 4 {
 		n := (k1 - k0) &^ (hashLanes - 1)
@@ -416,7 +408,7 @@ func hashIndexBlock(ib []byte, isize, k0, k1, vertexCount int) (h uint64, bad in
 		k = k0 + n
 	}
 	for ; k < k1; k++ {
-		x := index(k)
+		x := readIndex(ib, isize, k)
 		top = max(top, x)
 		j := (k - k0) % hashLanes
 		lanes[j] = (lanes[j] ^ uint64(x)) * fnvPrime
@@ -429,7 +421,7 @@ func hashIndexBlock(ib []byte, isize, k0, k1, vertexCount int) (h uint64, bad in
 		return h, -1
 	}
 	for k := k0; k < k1; k++ {
-		if int64(index(k)) >= int64(vertexCount) {
+		if int64(readIndex(ib, isize, k)) >= int64(vertexCount) {
 			return h, k
 		}
 	}
@@ -465,6 +457,14 @@ const (
 	indexHashChunk = 2
 )
 
+// orderAt returns order[i], or i where order is nil (fetch's orders).
+func orderAt(order []uint32, i int) int {
+	if order == nil {
+		return i
+	}
+	return int(order[i])
+}
+
 // fetchR32x3U32 sets tris[i] to triangle order[i] (triangle i where
 // order is nil) from three float32 components per vertex at stride bytes
 // and 32-bit little-endian indices (already validated), in parallel
@@ -481,10 +481,7 @@ func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int, order []uint32) {
 	le := binary.LittleEndian
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			p := i
-			if order != nil {
-				p = int(order[i])
-			}
+			p := orderAt(order, i)
 			idx := ib[12*p : 12*p+12]
 			var tv triVerts
 			for j := range tv {
@@ -510,10 +507,7 @@ func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int, order []uin
 	nv := (len(vb) - 12) / stride // the last whole vertex
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			p := i
-			if order != nil {
-				p = int(order[i])
-			}
+			p := orderAt(order, i)
 			t := idx[p]
 			// The last vertex any index may name must end inside vb:
 			// decoding checked it, this keeps the unchecked reads honest

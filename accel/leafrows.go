@@ -56,14 +56,7 @@ func (b *BLAS) leafRowsInto(rows []float32) []float32 {
 	if rows == nil {
 		return nil
 	}
-	nodes := b.nodes
-	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if n := &nodes[i]; n.isLeaf() {
-				b.putLeafRows(rows, int(n.first), int(n.count), true)
-			}
-		}
-	})
+	eachLeaf(b.nodes, func(n *node) { b.putLeafRows(rows, int(n.first), int(n.count), true) })
 	return rows
 }
 

@@ -227,7 +227,7 @@ func encodeNodes(w *writer, nodes []node, slots []wideSlots) {
 
 // decodeWide returns the wide nodes of a decoded tree: for a structure
 // built with BuildAllowUpdate, the cut its marks record (widenByCut) and
-// its wideSlots; else, where there must be no marks, widen's.
+// its wideSlots; else, where there must be no marks, widenFor's.
 func decodeWide(flags BuildFlags, nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
 	switch {
 	case flags&BuildAllowUpdate != 0:
@@ -235,7 +235,8 @@ func decodeWide(flags BuildFlags, nodes []node, root []bool) ([]wideNode, []wide
 	case root != nil:
 		return nil, nil, corrupt("wide-node marks in a structure not built with BuildAllowUpdate")
 	}
-	return widen(nodes), nil, nil
+	wide, slots := widenFor(flags, nodes)
+	return wide, slots, nil
 }
 
 // wideRootMark is the count of a node record of an inner node that roots a

@@ -207,12 +207,7 @@ func (t *TLAS) build() {
 	p := paramsFor(t.flags)
 	p.maxLeaf = 1 // traversal enters one instance per leaf
 	t.nodes, t.order = buildBVH(refs, p)
-	t.wideSlots = nil
-	if t.flags&BuildAllowUpdate != 0 {
-		t.wide = widenInto(t.nodes, nil, &t.wideSlots)
-	} else {
-		t.wide = widen(t.nodes)
-	}
+	t.wide, t.wideSlots = widenFor(t.flags, t.nodes)
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()

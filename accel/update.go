@@ -207,7 +207,8 @@ func (b *BLAS) checkUpdate(geoms []Geometry) (updateInput, error) {
 			return updateInput{}, inputErr(where, "IndexCount", "%d, built with %d", t.IndexCount, old.indexCount)
 		}
 	}
-	if len(geoms) == 1 && b.typ == GeometryTriangles && b.active == b.geoms[0].prims && b.slotsFollowPrimitives() {
+	allSlotted := b.active == b.primitives() // no primitive was inactive at build
+	if len(geoms) == 1 && b.typ == GeometryTriangles && allSlotted && b.slotsFollowPrimitives() {
 		src, d, err := prepareTriangles("geometry 0", &geoms[0], nil)
 		if err != nil {
 			return updateInput{}, err
@@ -232,8 +233,8 @@ func (b *BLAS) checkUpdate(geoms []Geometry) (updateInput, error) {
 	for i := range dec {
 		base[i+1] = base[i] + dec[i].primCount()
 	}
-	if b.active == base[len(dec)] {
-		return updateInput{dec: dec}, nil // every primitive has a slot
+	if allSlotted {
+		return updateInput{dec: dec}, nil
 	}
 	hasSlot := make([]uint64, (base[len(dec)]+63)/64)
 	for s := range b.primGeom {
@@ -267,14 +268,14 @@ func errIndicesChanged(g int) error {
 
 // refitFrom stores the new primitives in their slots and refits the tree,
 // in the memory it has: the slots in parallel chunks (fetched straight
-// from a sole geometry, else refitSlots), the
-// leaves' bounds and leaf rows in parallel (refitLeaves), the inner nodes
-// bottom-up, and the wide nodes from them in parallel, with the cut of the
-// binary tree the build made (refitWide): the tree keeps its topology,
-// the binary one and the wide one, and only its bounds change. Before,
-// the slots and the bounds were each a pass on one goroutine, and the wide
-// cut was planned anew into new wide nodes and rows: an update of 1M
-// triangles took 40-65% of a build's time (BenchmarkUpdate).
+// from a sole geometry, else refitSlots), the leaves' bounds and leaf rows
+// in parallel (refitLeaves), the inner nodes bottom-up, and the wide nodes
+// from them in parallel, with the cut of the binary tree the build made
+// (refitWide): the tree keeps its topology, the binary one and the wide
+// one, and only its bounds change. Before, the slots and the bounds were
+// each a pass on one goroutine, and the wide cut was planned anew into
+// new wide nodes and rows: an update of 1M triangles took 40-65% of a
+// build's time (BenchmarkUpdate).
 func (b *BLAS) refitFrom(in updateInput) {
 	b.updates++
 	if len(b.primGeom) == 0 {
@@ -284,9 +285,6 @@ func (b *BLAS) refitFrom(in updateInput) {
 		in.sole.fetch(b.tris, b.primIndex)
 	} else {
 		b.refitSlots(in.dec)
-	}
-	if b.typ == GeometryTriangles && b.rows == nil {
-		b.rows = newLeafRows(len(b.tris))
 	}
 	b.refitLeaves()
 	refitInner(b.nodes)
@@ -333,17 +331,10 @@ func gatherSlots(dst, tris []triVerts, prims []uint32) {
 // rows; an update does not change their primitive ids), leaves in
 // parallel chunks of the nodes.
 func (b *BLAS) refitLeaves() {
-	nodes := b.nodes
-	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			n := &nodes[i]
-			if !n.isLeaf() {
-				continue
-			}
-			n.bounds = b.leafBounds(n.first, n.first+n.count)
-			if b.rows != nil {
-				b.putLeafRows(b.rows, int(n.first), int(n.count), false)
-			}
+	eachLeaf(b.nodes, func(n *node) {
+		n.bounds = b.leafBounds(n.first, n.first+n.count)
+		if b.rows != nil {
+			b.putLeafRows(b.rows, int(n.first), int(n.count), false)
 		}
 	})
 }

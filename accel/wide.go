@@ -229,6 +229,16 @@ func widenByCut(nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
 	return wide, slots, nil
 }
 
+// widenFor is widen for a build with flags: with BuildAllowUpdate it
+// also returns the wideSlots the structure keeps for its updates.
+func widenFor(flags BuildFlags, nodes []node) ([]wideNode, []wideSlots) {
+	if flags&BuildAllowUpdate == 0 {
+		return widen(nodes), nil
+	}
+	var slots []wideSlots
+	return widenInto(nodes, nil, &slots), slots
+}
+
 // wideArray returns n wide nodes: dst's first n where it has room, else a
 // new array (in huge pages where it is large).
 func wideArray(dst []wideNode, n int) []wideNode {
