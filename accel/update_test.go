@@ -564,3 +564,56 @@ func refittedWide(wide []wideNode, leafBox func(slot uint32) AABB) []wideNode {
 	refit(0)
 	return out
 }
+
+// The straight fetch into the slots (one geometry whose slots follow its
+// primitives) validates as decoding does before it writes anything: every
+// broken input is an *InputError naming the field, and the structure is
+// left as it was, by Update and UpdateInto alike.
+func TestUpdateFetchedStraightRejectsBadInputUnchanged(t *testing.T) {
+	pos, idx := grid(40, 0.05, vec.Vec3{})
+	base := func() []Geometry {
+		g := TriangleGeometry(pos, idx)
+		xf := vec.Identity3x4
+		g.Triangles.Transform = &xf
+		return []Geometry{g}
+	}
+	b := mustBLAS(t, base(), BuildAllowUpdate)
+	if in, err := b.checkUpdate(base()); err != nil || in.sole == nil {
+		t.Fatalf("this case is not fetched straight (%v)", err)
+	}
+	cases := []struct {
+		name, field, msg string
+		edit             func(g *Triangles)
+	}{
+		{"IndexBufferChanged", "IndexBuffer", "may not change", func(g *Triangles) {
+			ib := slices.Clone(g.IndexBuffer)
+			ib[0], ib[4] = ib[4], ib[0]
+			g.IndexBuffer = ib
+		}},
+		{"IndexOutOfRange", "IndexBuffer", "out of range", func(g *Triangles) {
+			ib := slices.Clone(g.IndexBuffer)
+			putLe32(ib[4*100:], uint32(g.VertexCount))
+			g.IndexBuffer = ib
+		}},
+		{"VertexBufferShort", "VertexBuffer", "need", func(g *Triangles) { g.VertexBuffer = g.VertexBuffer[:len(g.VertexBuffer)-4] }},
+		{"StrideNotAMultipleOf4", "VertexStride", "multiple", func(g *Triangles) { g.VertexStride = 14 }},
+		{"TransformNotFinite", "Transform", "not finite", func(g *Triangles) {
+			xf := vec.Identity3x4
+			xf[1][3] = float32(math.Inf(1))
+			g.Transform = &xf
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := b.Clone()
+			g := base()
+			c.edit(&g[0].Triangles)
+			wantInputError(t, b.Update(g), "geometry 0", c.field, c.msg)
+			_, err := b.UpdateInto(g)
+			wantInputError(t, err, "geometry 0", c.field, c.msg)
+			if !sameBytes(before.tris, b.tris) || !sameBytes(before.nodes, b.nodes) || !sameBytes(before.rows, b.rows) || !sameBytes(before.wide, b.wide) {
+				t.Fatal("a rejected update changed the structure")
+			}
+		})
+	}
+}
