@@ -61,13 +61,20 @@ func (b *BLAS) leafRowsInto(rows []float32) []float32 {
 }
 
 // putLeafRows lays out the rows of the leaf of slots [first, first+cnt)
-// in rows, the primitive ids' row too where ids.
+// in rows, the primitive ids' row too where ids: the coordinates with
+// leafRowsAVX where leafRowsFast (an 8x8 transpose in registers; the Go
+// loop's scattered stores took a quarter of a 10k-triangle update).
 func (b *BLAS) putLeafRows(rows []float32, first, cnt int, ids bool) {
 	block := rows[rowsPerSlot*first : rowsPerSlot*(first+cnt)]
 	if ids {
 		for k := range cnt {
 			block[9*cnt+k] = math.Float32frombits(b.primID(uint32(first+k)) ^ primRowBias)
 		}
+	}
+	if leafRowsFast && cnt >= 1 && cnt <= maxLeafCount {
+		var box AABB
+		leafRowsAVX(&b.tris[first], cnt, &block[0], &box)
+		return
 	}
 	for k, t := range b.tris[first : first+cnt] {
 		// Row by row, last first: one bounds check covers the rest.

