@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/raypipe/raypipe/internal/raygen"
@@ -87,8 +88,13 @@ func instanceShadowRays(m mesh, b raygen.Bounds, n int, seed uint64) []raygen.Ra
 // (raypipe's BuildTLAS; Embree's new scene with an instance geometry per
 // instance, then rtcCommitScene), "top commit" Embree's rtcCommitScene
 // alone (a program that moves its instances keeps their geometries and
-// commits again; raypipe's row repeats its whole build). Hits name the
-// instance as their geometry.
+// commits again; raypipe's row repeats its whole build). With -updates,
+// "top update" times moving every instance a little, and back, in turn
+// (best of twice -build-reps, each after a garbage collection): Embree
+// setting each instance's transform and committing its scene again (which
+// rebuilds the top-level BVH; embree.BuildMovableInstances), raypipe's
+// TLAS.Update of a TLAS built with BuildAllowUpdate (a refit) from the
+// instances' descriptions. Hits name the instance as their geometry.
 func compareInstances(m mesh, tracers []tracer) error {
 	n := len(m.instances)
 	b := instanceBounds(raygen.BoundsOf(m.positions), m.instances)
@@ -99,7 +105,11 @@ func compareInstances(m mesh, tracers []tracer) error {
 		{name: "incoherent", rays: raygen.Incoherent(b, *flagRays, *flagSeed)},
 	}
 	nt := *flagThreads
-	rows := append([]string{"top build 1T Minst/s", fmt.Sprintf("top build %dT Minst/s", nt), "top commit 1T Minst/s", fmt.Sprintf("top commit %dT Minst/s", nt)}, traceRows(kinds)...)
+	rows := []string{"top build 1T Minst/s", fmt.Sprintf("top build %dT Minst/s", nt), "top commit 1T Minst/s", fmt.Sprintf("top commit %dT Minst/s", nt)}
+	if *flagUpdates {
+		rows = append(rows, "top update 1T Minst/s", fmt.Sprintf("top update %dT Minst/s", nt))
+	}
+	rows = append(rows, traceRows(kinds)...)
 	results := newResults(len(tracers))
 	scenes, err := buildPhases(tracers, func(ti int, t tracer, threads int) (scene, error) {
 		d, commit, sc, err := bestTopBuild(t, m, threads)
@@ -112,6 +122,14 @@ func compareInstances(m mesh, tracers []tracer) error {
 		}
 		results[ti][rows[ri]] = float64(n) / d.Seconds() / 1e6
 		results[ti][rows[2+ri]] = float64(n) / commit.Seconds() / 1e6
+		if *flagUpdates {
+			u, err := bestTopUpdate(t, m, threads)
+			if err != nil {
+				sc.Close()
+				return nil, err
+			}
+			results[ti][rows[4+ri]] = float64(n) / u.Seconds() / 1e6
+		}
 		return sc, nil
 	})
 	if err != nil {
@@ -141,4 +159,61 @@ func bestTopBuild(t tracer, m mesh, threads int) (build, commit time.Duration, s
 	}
 	defer bot.Close() // the top levels hold their own references
 	return bestRuns(func() (scene, time.Duration, error) { return b.Top(bot, m.instances) })
+}
+
+// bestTopUpdate returns the best time of twice -build-reps moves of the
+// instances of a top level over m built for moving (untimed) with t, with
+// the given threads (0: all), each after a garbage collection: to
+// movedTransforms and back, in turn.
+func bestTopUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
+	if threads == 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	b, err := t.Builder(threads)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Close()
+	bot, err := b.Bottom(m.positions, m.indices)
+	if err != nil {
+		return 0, err
+	}
+	defer bot.Close()
+	mv, err := b.TopMovable(bot, m.instances)
+	if err != nil {
+		return 0, err
+	}
+	defer mv.Close()
+	moved := movedTransforms(m.instances, instanceBounds(raygen.BoundsOf(m.positions), m.instances))
+	best := time.Duration(math.MaxInt64)
+	for r := 0; r < 2*max(1, *flagBuildReps); r++ {
+		xfs := moved
+		if r%2 == 1 {
+			xfs = m.instances
+		}
+		runtime.GC()
+		start := time.Now()
+		err := mv.Move(xfs)
+		d := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		best = min(best, d)
+	}
+	return best, nil
+}
+
+// movedTransforms returns transforms each moved by up to a thousandth of
+// the scene's bounds' diagonal, in a direction fixed by its index: the
+// instances of a scene moving a little from one frame to the next.
+func movedTransforms(transforms []vec.Mat3x4, b raygen.Bounds) []vec.Mat3x4 {
+	s := 1e-3 * b.Max.Sub(b.Min).Len()
+	out := slices.Clone(transforms)
+	for i := range out {
+		a := float64(i)
+		out[i][0][3] += s * float32(math.Sin(a))
+		out[i][1][3] += s * float32(math.Cos(a))
+		out[i][2][3] += s * float32(math.Sin(2*a))
+	}
+	return out
 }

@@ -35,8 +35,9 @@
 // heap memory, as in a program that rebuilds, not growing the heap
 // (Embree maps fresh memory for every build).
 //
-// The update rows (on unless -updates=false; not for the -instances
-// scenes) time an update of each mesh's structure to its vertices moved
+// The update rows (on unless -updates=false; for the -instances scenes,
+// see compareInstances) time an update of each mesh's structure to its
+// vertices moved
 // by a little, and back, in turn (best of twice -build-reps): Embree
 // refitting (a dynamic two-level scene whose geometry has the build
 // quality REFIT, as embree.BuildRefittable makes it, for every Embree
@@ -128,7 +129,7 @@ var (
 	flagSteady    = flag.Duration("steady", 0, "also time each tracer's rate per thread in a steady state, each run this long (e.g. 150ms; 0: not), on -steady-threads threads (see steady.go)")
 	flagSteadyT   = flag.String("steady-threads", "", "thread counts of the -steady rows, the first being the base of their ratios (default 1 and -threads)")
 	flagTreeStats = flag.Bool("tree-stats", false, "print each raypipe tree's areas (accel.TreeStats) and let Embree print its own BVH statistics (its \"verbose=2\", with its configuration) to compare build quality in one measure")
-	flagUpdates   = flag.Bool("updates", true, "also time updates of each mesh's structure to moved vertices (Embree's refit, raypipe's BLAS.Update of a BLAS built with BuildAllowUpdate), best of twice -build-reps")
+	flagUpdates   = flag.Bool("updates", true, "also time updates of each mesh's structure to moved vertices (Embree's refit, raypipe's BLAS.Update of a BLAS built with BuildAllowUpdate), and of each top level to moved instances (Embree's scene committed again, raypipe's TLAS.Update), best of twice -build-reps")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 

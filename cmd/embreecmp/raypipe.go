@@ -91,12 +91,7 @@ func (raypipeBottom) Close() {}
 // whole call is the top level's build.
 func (t raypipeTracer) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Duration, error) {
 	start := time.Now()
-	insts := make([]accel.Instance, len(transforms))
-	blas := bot.(raypipeBottom).blas
-	for i, m := range transforms {
-		insts[i] = accel.Instance{Transform: m, InstanceID: uint32(i), InstanceMask: 0xff, BLAS: blas}
-	}
-	tlas, err := accel.BuildTLAS(insts, t.flags)
+	tlas, err := accel.BuildTLAS(instancesOf(bot, transforms), t.flags)
 	d := time.Since(start)
 	if err != nil {
 		return nil, 0, err
@@ -106,6 +101,40 @@ func (t raypipeTracer) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Dur
 	}
 	return raypipeTLAS{tlas}, d, nil
 }
+
+// instancesOf returns the instance descriptions of a top level over
+// bot: instance i placed by transforms[i], its InstanceID i.
+func instancesOf(bot bottom, transforms []vec.Mat3x4) []accel.Instance {
+	insts := make([]accel.Instance, len(transforms))
+	blas := bot.(raypipeBottom).blas
+	for i, m := range transforms {
+		insts[i] = accel.Instance{Transform: m, InstanceID: uint32(i), InstanceMask: 0xff, BLAS: blas}
+	}
+	return insts
+}
+
+// TopMovable builds a TLAS with the tracer's flags and BuildAllowUpdate.
+func (t raypipeTracer) TopMovable(bot bottom, transforms []vec.Mat3x4) (movable, error) {
+	tlas, err := accel.BuildTLAS(instancesOf(bot, transforms), t.flags|accel.BuildAllowUpdate)
+	if err != nil {
+		return nil, err
+	}
+	return raypipeMovable{tlas, bot}, nil
+}
+
+// raypipeMovable moves its TLAS's instances with TLAS.Update from their
+// descriptions, which Move makes anew (timed too, as Embree's setting of
+// each instance's transform is): a refit.
+type raypipeMovable struct {
+	tlas *accel.TLAS
+	bot  bottom
+}
+
+func (m raypipeMovable) Move(transforms []vec.Mat3x4) error {
+	return m.tlas.Update(instancesOf(m.bot, transforms))
+}
+
+func (raypipeMovable) Close() {}
 
 // raypipeTLAS traces a TLAS ray by ray; hits report the instance's index
 // as their GeomID, as Embree's scenes of instances do.

@@ -42,6 +42,11 @@ type builder interface {
 	// vertices Update moves without a rebuild: Embree's refit, raypipe's
 	// BLAS built with BuildAllowUpdate.
 	Updatable(positions []vec.Vec3, indices []uint32) (updatable, error)
+	// TopMovable builds a scene of instances of b (untimed) whose
+	// instances Move places anew without building it from the
+	// instances' descriptions again: Embree's dynamic scene of instance
+	// geometries, raypipe's TLAS built with BuildAllowUpdate.
+	TopMovable(b bottom, transforms []vec.Mat3x4) (movable, error)
 	// Close releases the builder; scenes it built stay valid.
 	Close()
 }
@@ -54,6 +59,15 @@ type updatable interface {
 	// Update moves the vertices to positions, as many as it was built
 	// with; the indices stay.
 	Update(positions []vec.Vec3) error
+	Close()
+}
+
+// movable is a scene of instances built for moving them
+// (builder.TopMovable).
+type movable interface {
+	// Move places instance i by transforms[i], as many as it was built
+	// with.
+	Move(transforms []vec.Mat3x4) error
 	Close()
 }
 
@@ -148,6 +162,13 @@ func (b embreeBuilder) Updatable(positions []vec.Vec3, indices []uint32) (updata
 type embreeRefit struct{ *embree.Refittable }
 
 func (r embreeRefit) Update(positions []vec.Vec3) error { return r.Refit(positions) }
+
+// TopMovable is Embree's scene of instances (embree.BuildMovableInstances,
+// the tracer's quality), in which every Move sets each instance's
+// transform and commits the scene again.
+func (b embreeBuilder) TopMovable(bot bottom, transforms []vec.Mat3x4) (movable, error) {
+	return b.dev.BuildMovableInstances(bot.(*embree.Scene), transforms, b.quality)
+}
 
 type embreeStream struct{ *embree.Scene }
 

@@ -129,6 +129,18 @@ static RTCScene rp_build_instances(rp_device *d, RTCScene bottom, const float *x
 	return scene;
 }
 
+// rp_move_instances places instance i of scene (rp_build_instances) by
+// the row-major 3x4 matrix at xf+12i, commits each and then the scene,
+// which rebuilds its top-level BVH.
+static void rp_move_instances(RTCScene scene, const float *xf, unsigned int n) {
+	for (unsigned int i = 0; i < n; i++) {
+		RTCGeometry g = rtcGetGeometry(scene, i);
+		rtcSetGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_ROW_MAJOR, xf + 12*(size_t)i);
+		rtcCommitGeometry(g);
+	}
+	rtcCommitScene(scene);
+}
+
 static void rp_intersect(RTCScene scene, const rp_ray *rays, rp_hit *hits, size_t n) {
 	struct RTCIntersectContext ctx;
 	rtcInitIntersectContext(&ctx);
@@ -651,6 +663,45 @@ func (d *Device) BuildInstances(bottom *Scene, transforms []vec.Mat3x4, quality 
 	d.scenes++
 	d.mu.Unlock()
 	return &Scene{s: s, ntri: bottom.ntri * len(transforms), dev: d}, time.Duration(float64(commit) * 1e9), nil
+}
+
+// MovableInstances is a scene of instances whose transforms may change
+// (Move), as a program moving its instances every frame keeps one.
+type MovableInstances struct {
+	*Scene
+	n int
+}
+
+// BuildMovableInstances is BuildInstances for moving the instances
+// (Move), which commits the scene again: Embree 3 rebuilds a scene's
+// top-level BVH on every commit (it refits triangle geometries, not
+// instances). The scene keeps the flags and quality it was built with:
+// RTC_SCENE_FLAG_DYNAMIC, which Embree advises for scenes that change
+// every frame, left the moves' rate as it was, and the quality LOW made
+// them slower (1k and 10k instances, 0.84-0.92 million a second against
+// 1.44-1.66 at medium, Zen 3, 2026-11-27).
+func (d *Device) BuildMovableInstances(bottom *Scene, transforms []vec.Mat3x4, quality Quality) (*MovableInstances, error) {
+	s, _, err := d.BuildInstances(bottom, transforms, quality)
+	if err != nil {
+		return nil, err
+	}
+	return &MovableInstances{Scene: s, n: len(transforms)}, nil
+}
+
+// Move places instance i by transforms[i], as many as the scene was built
+// with, and commits the scene.
+func (m *MovableInstances) Move(transforms []vec.Mat3x4) error {
+	if len(transforms) != m.n {
+		return fmt.Errorf("embree: %d transforms, the scene was built with %d instances", len(transforms), m.n)
+	}
+	if m.s == nil {
+		return errors.New("embree: the scene is closed")
+	}
+	if m.n == 0 {
+		return nil
+	}
+	C.rp_move_instances(m.s, (*C.float)(unsafe.Pointer(&transforms[0])), C.uint(m.n))
+	return m.dev.err()
 }
 
 // Triangles returns the number of triangles in s.

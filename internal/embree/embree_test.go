@@ -449,6 +449,16 @@ func TestInstancesMatchFlattenedOracle(t *testing.T) {
 	if commit <= 0 {
 		t.Errorf("commit time %v", commit)
 	}
+	checkInstances(t, sc, pos, idx, xfs)
+	t.Logf("commit %v", commit)
+}
+
+// checkInstances checks sc, a scene of instances of the mesh pos, idx
+// placed by xfs, against the brute-force oracle on the mesh flattened
+// into world space: closest hits' t, and the instance and triangle hit
+// (or one at the same t).
+func checkInstances(t *testing.T, sc *Scene, pos []vec.Vec3, idx []uint32, xfs []vec.Mat3x4) {
+	t.Helper()
 	var wpos []vec.Vec3
 	var widx []uint32
 	for _, m := range xfs {
@@ -496,7 +506,50 @@ func TestInstancesMatchFlattenedOracle(t *testing.T) {
 	if nhit < len(rays)/5 {
 		t.Errorf("only %d of %d rays hit", nhit, len(rays))
 	}
-	t.Logf("%d rays, %d hits; commit %v", len(rays), nhit, commit)
+}
+
+// Movable instances answer for the transforms they were last moved to
+// (checked against the flattened oracle after a move that changes every
+// instance's place), and Move refuses another count of transforms or a
+// closed scene.
+func TestMovedInstancesFollowTheirTransforms(t *testing.T) {
+	dev, err := NewDevice(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	pos, idx := meshgen.Terrain(300, 5)
+	bottom, err := dev.BuildTriangles(pos, idx, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bottom.Close()
+	xfs := []vec.Mat3x4{
+		{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}},
+		{{0, -0.5, 0, 1.5}, {0.5, 0, 0, 0.2}, {0, 0, 0.5, -0.3}},
+		{{0.7, 0, 0.7, -1.2}, {0, 1, 0, 0.5}, {-0.7, 0, 0.7, 0.4}},
+	}
+	sc, err := dev.BuildMovableInstances(bottom, xfs, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInstances(t, sc.Scene, pos, idx, xfs)
+	moved := []vec.Mat3x4{
+		{{0, 1, 0, 2}, {-1, 0, 0, 0.1}, {0, 0, 1, 0.3}},
+		{{0.5, 0, 0, -1}, {0, 0.5, 0, 0.7}, {0, 0, 0.5, 0}},
+		{{1, 0, 0, 0.5}, {0, 0.7, -0.7, 1}, {0, 0.7, 0.7, -0.2}},
+	}
+	if err := sc.Move(moved); err != nil {
+		t.Fatal(err)
+	}
+	checkInstances(t, sc.Scene, pos, idx, moved)
+	if err := sc.Move(moved[1:]); err == nil || !strings.Contains(err.Error(), "3 instances") {
+		t.Errorf("Move of 2 transforms on 3 instances: error %v", err)
+	}
+	sc.Close()
+	if err := sc.Move(moved); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Move on a closed scene: error %v", err)
+	}
 }
 
 // TestBuildInstancesErrors checks that BuildInstances refuses, with an
