@@ -500,12 +500,29 @@ func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int, order []uint32) {
 // without a bounds check per vertex, which decoding's validation of the
 // indices against the vertex count and of the buffer's size against
 // them makes needless. The checked loop took about twice as long
-// (BenchmarkUpdate's 1M terrain spent a third of an update in it).
+// (BenchmarkUpdate's 1M terrain spent a third of an update in it). On
+// amd64 the assembly copies (fetchAsm).
 func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int, order []uint32) {
 	idx := unsafe.Slice((*[3]uint32)(unsafe.Pointer(&ib[0])), len(ib)/12)
 	base := unsafe.Pointer(&vb[0])
 	nv := (len(vb) - 12) / stride // the last whole vertex
+	if nv < 0 {
+		panic("accel: no whole vertex in the vertex buffer after validation")
+	}
+	last := uint32(min(nv, math.MaxUint32))
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
+		if fetchAsm {
+			ord, from := (*uint32)(nil), &idx[0][0]
+			if order != nil {
+				ord = &order[lo]
+			} else {
+				from = &idx[lo][0]
+			}
+			if !fetchR32x3U32Asm(&tris[lo], hi-lo, base, stride, from, ord, last) {
+				panic("accel: vertex index beyond the vertex buffer after validation")
+			}
+			return
+		}
 		for i := lo; i < hi; i++ {
 			p := orderAt(order, i)
 			t := idx[p]
