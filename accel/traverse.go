@@ -185,6 +185,23 @@ func (r *rayBox) setup(o, d vec.Vec3) {
 // multiplication off every node test's dependency chain: single shadow
 // rays 1.02-1.03x, the terrain's incoherent ones 1.01-1.02x, the rest and
 // batches within 1% (BenchmarkTrace, 1k and 100k scenes, alternated).
+//
+// What the bound covers is the exact intersection. The watertight test's
+// t is itself rounded: about ten roundings where the three vertices lie
+// at about the same distance along the ray's dominant axis, and, as it
+// weighs the vertices' distances into t, an error of a few roundings of
+// the largest of them otherwise (a sliver reaching far along the ray).
+// The closest-hit walks skip a pushed box whose entry distance lies
+// beyond the t committed so far, so where two triangles are hit within
+// that error of each other on a box's face, a box whose computed entry
+// falls between their computed t can be skipped, and the closest hit is
+// the one whose computed t is the larger. FuzzUpdate found both: two
+// copies of a triangle 7.7 ulps apart (u = 2^-24), and a sliver 260
+// units long 0.4 from the origin whose computed t lay 1260 ulps below
+// the exact one, where the walk returned a triangle of the same plane
+// at the exact t. Hits farther apart than their t's errors are always
+// ordered as the brute-force test orders them; a box margin that covered
+// the test's error would grow with each box's extent along the ray.
 const robustScale = 1 + 0x1p-21
 
 // hit returns the entry distance into b over [tMin, tMax]. NaN slab
