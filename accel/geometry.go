@@ -509,7 +509,7 @@ func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int, order []uin
 	if nv < 0 {
 		panic("accel: no whole vertex in the vertex buffer after validation")
 	}
-	last := uint32(min(nv, math.MaxUint32))
+	last := uint32(min(uint64(nv), math.MaxUint32))
 	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
 		if fetchAsm {
 			ord, from := (*uint32)(nil), &idx[0][0]
