@@ -66,6 +66,16 @@ func (w *watertightRay) setup(org, dir vec.Vec3) {
 // way. Two triangles that share an edge from opposite sides always see that
 // edge with opposite directions, so exactly one owns it; at a shared vertex
 // exactly one triangle of a closed fan owns both of its edges there.
+//
+// Precision: the edge functions are rounded float32 products of the
+// vertices' sheared coordinates, so their error grows with those
+// coordinates, and t, the vertices' distances along the ray weighed by
+// them, lies within the span of those distances. For a sliver far longer
+// than its distance from the origin, or seen nearly edge on, t can be off
+// by much of that span, and a ray passing within the rounding of such a
+// triangle can hit it (FuzzBuildBLAS: a sliver 10^22 long). Traversal's
+// node test is exact for the geometry, so the closest hit then comes from
+// the boxes the ray really crosses (robustScale).
 func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v float32, front, ok bool) {
 	// Vertex components kx, ky, kz, loaded at the offsets set up per ray
 	// (no bounds checks).
