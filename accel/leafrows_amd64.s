@@ -24,6 +24,31 @@
 	VMAXPS a, b, d \
 	VANDPS t, d, d
 
+// ROWS07 stores rows 0 to 7 (Y10-Y15, Y6, Y7) from DI on, 4n bytes
+// apart (CX), each with store (PLAINROW or MASKEDROW), leaving DI at row
+// 7.
+#define ROWS07(store) \
+	store(Y10) \
+	ADDQ CX, DI \
+	store(Y11) \
+	ADDQ CX, DI \
+	store(Y12) \
+	ADDQ CX, DI \
+	store(Y13) \
+	ADDQ CX, DI \
+	store(Y14) \
+	ADDQ CX, DI \
+	store(Y15) \
+	ADDQ CX, DI \
+	store(Y6) \
+	ADDQ CX, DI \
+	store(Y7)
+
+// PLAINROW stores all eight lanes of row y at DI; MASKEDROW only the
+// first n (Y9's lanes).
+#define PLAINROW(y) VMOVUPS y, (DI)
+#define MASKEDROW(y) VMASKMOVPS y, Y9, (DI)
+
 // func leafRowsAVX(tris *triVerts, n int, rows *float32, box *AABB) (finite bool)
 //
 // The leaf rows' coordinates of the leaf of n triangles (1 to 8) at tris:
@@ -106,21 +131,7 @@ TEXT ·leafRowsAVX(SB), NOSPLIT|NOFRAME, $0-33
 	// From four triangles on, rows 0 to 7 stored whole, in order, end
 	// within the first 9n floats (7n+8 <= 9n), and each row's n floats
 	// are the last written over them: eight plain stores.
-	VMOVUPS    Y10, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y11, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y12, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y13, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y14, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y15, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y6, (DI)
-	ADDQ       CX, DI
-	VMOVUPS    Y7, (DI)
+	ROWS07(PLAINROW)
 	ADDQ       CX, DI
 	CMPQ       CX, $32
 	JNE        tail
@@ -144,24 +155,9 @@ tail:
 	JMP        stored
 
 masked:
-	VMASKMOVPS Y10, Y9, (DI)
+	ROWS07(MASKEDROW)
 	ADDQ       CX, DI
-	VMASKMOVPS Y11, Y9, (DI)
-	ADDQ       CX, DI
-	VMASKMOVPS Y12, Y9, (DI)
-	ADDQ       CX, DI
-	VMASKMOVPS Y13, Y9, (DI)
-	ADDQ       CX, DI
-	VMASKMOVPS Y14, Y9, (DI)
-	ADDQ       CX, DI
-	VMASKMOVPS Y15, Y9, (DI)
-	ADDQ       CX, DI
-	VMASKMOVPS Y6, Y9, (DI)
-	ADDQ       CX, DI
-	VMASKMOVPS Y7, Y9, (DI)
-
-	ADDQ       CX, DI
-	VMASKMOVPS Y8, Y9, (DI)
+	MASKEDROW(Y8)
 
 stored:
 

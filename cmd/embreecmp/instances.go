@@ -185,22 +185,12 @@ func bestTopUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
 	}
 	defer mv.Close()
 	moved := movedTransforms(m.instances, instanceBounds(raygen.BoundsOf(m.positions), m.instances))
-	best := time.Duration(math.MaxInt64)
-	for r := 0; r < 2*max(1, *flagBuildReps); r++ {
-		xfs := moved
-		if r%2 == 1 {
-			xfs = m.instances
+	return bestMoves(func(back bool) error {
+		if back {
+			return mv.Move(m.instances)
 		}
-		runtime.GC()
-		start := time.Now()
-		err := mv.Move(xfs)
-		d := time.Since(start)
-		if err != nil {
-			return 0, err
-		}
-		best = min(best, d)
-	}
-	return best, nil
+		return mv.Move(moved)
+	})
 }
 
 // movedTransforms returns transforms each moved by up to a thousandth of

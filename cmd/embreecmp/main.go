@@ -590,15 +590,23 @@ func bestUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
 	}
 	defer u.Close()
 	moved := movedPositions(m.positions)
+	return bestMoves(func(back bool) error {
+		if back {
+			return u.Update(m.positions)
+		}
+		return u.Update(moved)
+	})
+}
+
+// bestMoves returns the best time of twice -build-reps calls of move,
+// each after a garbage collection, alternately away (back false) and
+// back.
+func bestMoves(move func(back bool) error) (time.Duration, error) {
 	best := time.Duration(math.MaxInt64)
 	for r := 0; r < 2*max(1, *flagBuildReps); r++ {
-		pos := moved
-		if r%2 == 1 {
-			pos = m.positions
-		}
 		runtime.GC()
 		start := time.Now()
-		err := u.Update(pos)
+		err := move(r%2 == 1)
 		d := time.Since(start)
 		if err != nil {
 			return 0, err

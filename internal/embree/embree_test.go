@@ -425,22 +425,9 @@ func TestDeviceOutlivesItsScenes(t *testing.T) {
 // times triangles plus triangle), ties and edges as in
 // TestIntersectMatchesOracle.
 func TestInstancesMatchFlattenedOracle(t *testing.T) {
-	dev, err := NewDevice(2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, bottom, pos, idx, xfs := instancedTerrain(t)
 	defer dev.Close()
-	pos, idx := meshgen.Terrain(300, 5)
-	bottom, err := dev.BuildTriangles(pos, idx, Medium)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer bottom.Close()
-	xfs := []vec.Mat3x4{
-		{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}},
-		{{0, -0.5, 0, 1.5}, {0.5, 0, 0, 0.2}, {0, 0, 0.5, -0.3}},
-		{{0.7, 0, 0.7, -1.2}, {0, 1, 0, 0.5}, {-0.7, 0, 0.7, 0.4}},
-	}
 	sc, commit, err := dev.BuildInstances(bottom, xfs, Medium)
 	if err != nil {
 		t.Fatal(err)
@@ -508,27 +495,37 @@ func checkInstances(t *testing.T, sc *Scene, pos []vec.Vec3, idx []uint32, xfs [
 	}
 }
 
-// Movable instances answer for the transforms they were last moved to
-// (checked against the flattened oracle after a move that changes every
-// instance's place), and Move refuses another count of transforms or a
-// closed scene.
-func TestMovedInstancesFollowTheirTransforms(t *testing.T) {
+// instancedTerrain returns a device (two threads), a terrain built on it
+// as the bottom of instances, the terrain's mesh and three placements of
+// it (the identity, a rotation with scale, a rotation about y).
+func instancedTerrain(t *testing.T) (*Device, *Scene, []vec.Vec3, []uint32, []vec.Mat3x4) {
+	t.Helper()
 	dev, err := NewDevice(2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dev.Close()
 	pos, idx := meshgen.Terrain(300, 5)
 	bottom, err := dev.BuildTriangles(pos, idx, Medium)
 	if err != nil {
+		dev.Close()
 		t.Fatal(err)
 	}
-	defer bottom.Close()
 	xfs := []vec.Mat3x4{
 		{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}},
 		{{0, -0.5, 0, 1.5}, {0.5, 0, 0, 0.2}, {0, 0, 0.5, -0.3}},
 		{{0.7, 0, 0.7, -1.2}, {0, 1, 0, 0.5}, {-0.7, 0, 0.7, 0.4}},
 	}
+	return dev, bottom, pos, idx, xfs
+}
+
+// Movable instances answer for the transforms they were last moved to
+// (checked against the flattened oracle after a move that changes every
+// instance's place), and Move refuses another count of transforms or a
+// closed scene.
+func TestMovedInstancesFollowTheirTransforms(t *testing.T) {
+	dev, bottom, pos, idx, xfs := instancedTerrain(t)
+	defer dev.Close()
+	defer bottom.Close()
 	sc, err := dev.BuildMovableInstances(bottom, xfs, Medium)
 	if err != nil {
 		t.Fatal(err)
