@@ -8,7 +8,7 @@ import "unsafe"
 var leafRowsFast = haveAVX2
 
 // leafRowsAVX writes the coordinate rows (0 to 8) of the leaf of the n
-// triangles at tris (1 to n to maxLeafCount) to rows, as putLeafRows' Go
+// triangles at tris (1 to maxLeafCount of them) to rows, as putLeafRows' Go
 // loop does, touching nothing past them; then, if every coordinate is
 // finite, it stores their union's box in *box, as leafBounds folds it
 // (Go's min and max bit for bit), and returns true. Else it returns false
