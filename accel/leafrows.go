@@ -72,8 +72,7 @@ func (b *BLAS) putLeafRows(rows []float32, first, cnt int, ids bool) {
 		}
 	}
 	if leafRowsFast && cnt >= 1 && cnt <= maxLeafCount {
-		var box AABB
-		leafRowsAVX(&b.tris[first], cnt, &block[0], &box)
+		leafRowsAVX(&b.tris[first], cnt, &block[0], nil)
 		return
 	}
 	for k, t := range b.tris[first : first+cnt] {

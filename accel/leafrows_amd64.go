@@ -12,7 +12,8 @@ var leafRowsFast = haveAVX2
 // loop does, touching nothing past them; then, if every coordinate is
 // finite, it stores their union's box in *box, as leafBounds folds it
 // (Go's min and max bit for bit), and returns true. Else it returns false
-// and leaves *box alone (TestLeafRowsAVXMatchesGo).
+// and leaves *box alone. With box nil it only writes the rows (a build's
+// leaf rows need no box) and returns true (TestLeafRowsAVXMatchesGo).
 //
 //go:noescape
 func leafRowsAVX(tris *triVerts, n int, rows *float32, box *AABB) (finite bool)

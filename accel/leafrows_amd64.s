@@ -61,7 +61,8 @@
 // every coordinate is finite (x - x is +0 for each), it stores the
 // union of the triangles' boxes in *box, Go's min and max exactly as
 // leafBounds folds them, and returns true; else it leaves *box alone and
-// returns false.
+// returns false. With box nil it only lays out the rows (and returns
+// true).
 TEXT ·leafRowsAVX(SB), NOSPLIT|NOFRAME, $0-33
 	MOVQ  tris+0(FP), SI
 	MOVQ  n+8(FP), CX
@@ -160,6 +161,9 @@ masked:
 	MASKEDROW(Y8)
 
 stored:
+	MOVQ      box+24(FP), DI
+	TESTQ     DI, DI
+	JEQ       laidout           // no box wanted (a build's rows)
 
 	// Finite: x - x is +0 for every coordinate.
 	VSUBPS    Y10, Y10, Y0
@@ -226,7 +230,7 @@ stored:
 	VSHUFPS    $0xb1, Y1, Y1, Y6
 	MINE(Y1, Y6, Y1, Y9)
 
-	MOVQ         box+24(FP), DI   // AABB: min x, y, z, max x, y, z
+	// DI: the AABB, min x, y, z, max x, y, z.
 	VMOVSS       X0, 0(DI)
 	VEXTRACTPS   $2, X0, 8(DI)
 	VEXTRACTF128 $1, Y0, X2
@@ -243,6 +247,11 @@ stored:
 
 notfinite:
 	MOVB $0, finite+32(FP)
+	VZEROUPPER
+	RET
+
+laidout:
+	MOVB $1, finite+32(FP)
 	VZEROUPPER
 	RET
 

@@ -83,6 +83,14 @@ func TestLeafRowsAVXMatchesGo(t *testing.T) {
 		if !sameBoxBits(box, want) {
 			t.Fatalf("trial %d, %d triangles: box %v, want %v (%v)", trial, n, box, want, tris)
 		}
+		// Without a box (a build's rows): the same rows, nothing around.
+		rowsOnly := make([]float32, len(buf))
+		for i := range rowsOnly {
+			rowsOnly[i] = canary
+		}
+		if !leafRowsAVX(&tris[0], n, &rowsOnly[guard], nil) || !sameBytes(rowsOnly, buf) {
+			t.Fatalf("trial %d, %d triangles: with no box, other rows or false", trial, n)
+		}
 	}
 }
 

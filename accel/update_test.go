@@ -498,24 +498,6 @@ func sameBytes[E any](a, b []E) bool {
 		unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), size))
 }
 
-// widenInto writes into the array it is given where the plan fits it, and
-// gives the same wide nodes as widen either way.
-func TestWidenIntoReusesRoomyArrays(t *testing.T) {
-	rng := rand.New(rand.NewPCG(33, 34))
-	b := mustBLAS(t, soupGeoms(rng, 1, 5000), BuildPreferFastTrace)
-	want := widen(b.nodes)
-	roomy := make([]wideNode, 1, len(want)+5)
-	got := widenInto(b.nodes, roomy, nil)
-	if unsafe.SliceData(got) != unsafe.SliceData(roomy) || !sameBytes(got, want) {
-		t.Fatal("a roomy array: not reused, or other nodes than widen's")
-	}
-	small := make([]wideNode, len(want)-1)
-	got = widenInto(b.nodes, small, nil)
-	if unsafe.SliceData(got) == unsafe.SliceData(small) || !sameBytes(got, want) {
-		t.Fatal("a small array: written past, or other nodes than widen's")
-	}
-}
-
 // A top-level update with the same active instances keeps the tree's
 // topology too, binary and wide: each wide slot's box is the union of the
 // instances' world boxes below it, the cut is the build's (a new plan

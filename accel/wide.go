@@ -76,7 +76,7 @@ func leafRange(ref uint32) (first, end uint32) {
 //
 // Leaves hold at most maxLeafCount primitives (the builder's maxLeaf is at
 // most 8); the primitive slots are those of the binary tree.
-func widen(nodes []node) []wideNode { return widenInto(nodes, nil, nil) }
+func widen(nodes []node) []wideNode { return widenInto(nodes, nil) }
 
 // wideSlots are the binary nodes in a wide node's slots, in slot order:
 // the cut widen made, which a BLAS built for updates keeps so that an
@@ -84,14 +84,12 @@ func widen(nodes []node) []wideNode { return widenInto(nodes, nil, nil) }
 // records it (widenByCut).
 type wideSlots = [wideWidth]uint32
 
-// widenInto is widen into dst's array where it has room (a top-level
-// update's refit: the plan may take more or fewer wide nodes than before),
-// else into a new one; with slots it sets *slots to the wide nodes'
+// widenInto is widen that, with slots, sets *slots to the wide nodes'
 // wideSlots.
-func widenInto(nodes []node, dst []wideNode, slots *[]wideSlots) []wideNode {
+func widenInto(nodes []node, slots *[]wideSlots) []wideNode {
 	root := &nodes[0]
 	if root.isLeaf() || root.bounds.IsEmpty() {
-		out := wideArray(dst, 1)
+		out := hugeSlice[wideNode](1, 1)
 		out[0].clear()
 		if root.isLeaf() {
 			out[0].set(0, &root.bounds, leafRef(root.first, root.count))
@@ -115,14 +113,13 @@ func widenInto(nodes []node, dst []wideNode, slots *[]wideSlots) []wideNode {
 	}
 	kids := plan.number(nodes, 0, index, spawn)
 	buildPhase("widenumber")
-	return plan.fillAll(nodes, kids, index, dst, slots)
+	return plan.fillAll(nodes, kids, index, slots)
 }
 
-// fillAll fills the wide nodes kids lists (numbered as index says), in
-// dst's array where it has room, in parallel chunks, and their wideSlots
-// into *slots unless slots is nil.
-func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, dst []wideNode, slots *[]wideSlots) []wideNode {
-	out := wideArray(dst, len(kids))
+// fillAll fills the wide nodes kids lists (numbered as index says) in
+// parallel chunks, and their wideSlots into *slots unless slots is nil.
+func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, slots *[]wideSlots) []wideNode {
+	out := hugeSlice[wideNode](len(kids), len(kids))
 	var in []wideSlots
 	if slots != nil {
 		in = make([]wideSlots, len(kids))
@@ -175,7 +172,7 @@ func widenByCut(nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
 			return nil, nil, corrupt("wide-node marks on a tree without inner nodes")
 		}
 		var slots []wideSlots
-		return widenInto(nodes, nil, &slots), slots, nil
+		return widenInto(nodes, &slots), slots, nil
 	}
 	if len(root) == 0 || !root[0] {
 		return nil, nil, corrupt("the root node is not marked as a wide node's")
@@ -225,7 +222,7 @@ func widenByCut(nodes []node, root []bool) ([]wideNode, []wideSlots, error) {
 		}
 	}
 	var slots []wideSlots
-	wide := p.fillAll(nodes, list, index, nil, &slots)
+	wide := p.fillAll(nodes, list, index, &slots)
 	return wide, slots, nil
 }
 
@@ -236,16 +233,7 @@ func widenFor(flags BuildFlags, nodes []node) ([]wideNode, []wideSlots) {
 		return widen(nodes), nil
 	}
 	var slots []wideSlots
-	return widenInto(nodes, nil, &slots), slots
-}
-
-// wideArray returns n wide nodes: dst's first n where it has room, else a
-// new array (in huge pages where it is large).
-func wideArray(dst []wideNode, n int) []wideNode {
-	if cap(dst) >= n {
-		return dst[:n]
-	}
-	return hugeSlice[wideNode](n, n)
+	return widenInto(nodes, &slots), slots
 }
 
 // wideKids are the binary nodes that become a wide node's children, and

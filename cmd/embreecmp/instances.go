@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"time"
 
@@ -145,14 +144,11 @@ func compareInstances(m mesh, tracers []tracer) error {
 // time of the whole call and the best commit time (see builder.Top), and
 // the last scene, whose bottom level the builder's device keeps.
 func bestTopBuild(t tracer, m mesh, threads int) (build, commit time.Duration, sc scene, err error) {
-	if threads == 1 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	}
-	b, err := t.Builder(threads)
+	b, done, err := openBuilder(t, threads)
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	defer b.Close()
+	defer done()
 	bot, err := b.Bottom(m.positions, m.indices)
 	if err != nil {
 		return 0, 0, nil, err
@@ -166,14 +162,11 @@ func bestTopBuild(t tracer, m mesh, threads int) (build, commit time.Duration, s
 // the given threads (0: all), each after a garbage collection: to
 // movedTransforms and back, in turn.
 func bestTopUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
-	if threads == 1 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	}
-	b, err := t.Builder(threads)
+	b, done, err := openBuilder(t, threads)
 	if err != nil {
 		return 0, err
 	}
-	defer b.Close()
+	defer done()
 	bot, err := b.Bottom(m.positions, m.indices)
 	if err != nil {
 		return 0, err

@@ -552,18 +552,32 @@ func agreementLines(kinds []rayKind, tracers []tracer, answers []kindAnswers) []
 	return lines
 }
 
+// openBuilder returns t's builder for the given build threads (0: all)
+// and the function that closes it; for one thread GOMAXPROCS is 1 until
+// then (raypipe's builds follow it).
+func openBuilder(t tracer, threads int) (builder, func(), error) {
+	restore := func() {}
+	if threads == 1 {
+		prev := runtime.GOMAXPROCS(1)
+		restore = func() { runtime.GOMAXPROCS(prev) }
+	}
+	b, err := t.Builder(threads)
+	if err != nil {
+		restore()
+		return nil, nil, err
+	}
+	return b, func() { b.Close(); restore() }, nil
+}
+
 // bestBuild returns the best build time of m with t over -build-reps runs
 // with the given build threads (0: all), and the scene of the last run.
 // One-thread builds run with GOMAXPROCS 1 (for raypipe's builder).
 func bestBuild(t tracer, m mesh, threads int) (time.Duration, scene, error) {
-	if threads == 1 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	}
-	b, err := t.Builder(threads)
+	b, done, err := openBuilder(t, threads)
 	if err != nil {
 		return 0, nil, err
 	}
-	defer b.Close()
+	defer done()
 	d, _, sc, err := bestRuns(func() (scene, time.Duration, error) {
 		sc, err := b.Build(m.positions, m.indices)
 		return sc, 0, err
@@ -576,14 +590,11 @@ func bestBuild(t tracer, m mesh, threads int) (time.Duration, scene, error) {
 // threads (0: all), each after a garbage collection: to moved vertices
 // (movedPositions) and back, in turn.
 func bestUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
-	if threads == 1 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	}
-	b, err := t.Builder(threads)
+	b, done, err := openBuilder(t, threads)
 	if err != nil {
 		return 0, err
 	}
-	defer b.Close()
+	defer done()
 	u, err := b.Updatable(m.positions, m.indices)
 	if err != nil {
 		return 0, err
