@@ -44,7 +44,7 @@ type builder interface {
 	Updatable(positions []vec.Vec3, indices []uint32) (updatable, error)
 	// TopMovable builds a scene of instances of b (untimed) whose
 	// instances Move places anew without building it from the
-	// instances' descriptions again: Embree's dynamic scene of instance
+	// instances' descriptions again: Embree's scene of instance
 	// geometries, raypipe's TLAS built with BuildAllowUpdate.
 	TopMovable(b bottom, transforms []vec.Mat3x4) (movable, error)
 	// Close releases the builder; scenes it built stay valid.
