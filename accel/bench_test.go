@@ -21,10 +21,13 @@ import (
 //
 // The 2M-triangle build is BenchmarkBuildLarge, selected only by name.
 
-var benchSizes = []struct {
+var benchSizes = []benchSize{{"1k", 1000}, {"100k", 100000}, {"1M", 1000000}}
+
+// benchSize is a benchmark scene's size, named for the benchmark's name.
+type benchSize struct {
 	name string
 	tris int
-}{{"1k", 1000}, {"100k", 100000}, {"1M", 1000000}}
+}
 
 // The benchmarks loop over b.N, not b.Loop: with b.Loop, Go 1.26's testing
 // reports the first -cpu value from the run it makes before it sets that
@@ -97,31 +100,68 @@ func BenchmarkBuildPhases(b *testing.B) {
 		for _, s := range benchSizes[1:] {
 			g := benchScene(kind, s.tris)
 			b.Run(kind+"/"+s.name, func(b *testing.B) {
-				var order []string
-				total := map[string]time.Duration{}
-				var last time.Time
-				testHookBuildPhase = func(phase string) {
-					now := time.Now()
-					if phase != "start" {
-						if _, ok := total[phase]; !ok {
-							order = append(order, phase)
-						}
-						total[phase] += now.Sub(last)
-					}
-					last = now
-				}
-				defer func() { testHookBuildPhase = nil }()
-				b.ResetTimer()
-				for range b.N {
+				timePhases(b, func(int) {
 					if _, err := BuildBLAS([]Geometry{g}, 0); err != nil {
 						b.Fatal(err)
 					}
-				}
-				for _, phase := range order {
-					b.ReportMetric(float64(total[phase])/1e6/float64(b.N), phase+"-ms")
-				}
+				})
 			})
 		}
+	}
+}
+
+// BenchmarkUpdatePhases times the stages of BLAS.Update (the input's
+// checks and index hash, the slots' fetch, the leaves, the inner nodes,
+// the wide nodes: the marks in update.go) on BenchmarkUpdate's scenes, in
+// milliseconds an update, for -cpu 1,4,8,16 as BenchmarkBuildPhases.
+func BenchmarkUpdatePhases(b *testing.B) {
+	for _, kind := range []string{"terrain", "soup"} {
+		for _, s := range updateSizes() {
+			g := benchScene(kind, s.tris)
+			moved := jitter(rand.New(rand.NewPCG(uint64(s.tris), 5)), g, 1e-3)
+			b.Run(kind+"/"+s.name, func(b *testing.B) {
+				blas, err := BuildBLAS([]Geometry{g}, BuildAllowUpdate|BuildPreferFastTrace)
+				if err != nil {
+					b.Fatal(err)
+				}
+				timePhases(b, func(i int) {
+					in := g
+					if i%2 == 0 {
+						in = moved
+					}
+					if err := blas.Update([]Geometry{in}); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
+}
+
+// timePhases runs op(0), ..., op(b.N-1), timing the stages that end at
+// each buildPhase mark ("start" begins one), and reports each stage's
+// milliseconds per op.
+func timePhases(b *testing.B, op func(i int)) {
+	var order []string
+	total := map[string]time.Duration{}
+	var last time.Time
+	testHookBuildPhase = func(phase string) {
+		now := time.Now()
+		if phase != "start" {
+			if _, ok := total[phase]; !ok {
+				order = append(order, phase)
+			}
+			total[phase] += now.Sub(last)
+		}
+		last = now
+	}
+	defer func() { testHookBuildPhase = nil }()
+	b.ResetTimer()
+	for i := range b.N {
+		op(i)
+	}
+	for _, phase := range order {
+		b.ReportMetric(float64(total[phase])/1e6/float64(b.N), phase+"-ms")
 	}
 }
 
@@ -152,12 +192,8 @@ func BenchmarkBuildSmall(b *testing.B) {
 // Mtris/s, on terrains and soups of 10k, 100k and 1M triangles.
 func BenchmarkUpdate(b *testing.B) {
 	const flags = BuildAllowUpdate | BuildPreferFastTrace
-	sizes := append([]struct {
-		name string
-		tris int
-	}{{"10k", 10000}}, benchSizes[1:]...)
 	for _, kind := range []string{"terrain", "soup"} {
-		for _, s := range sizes {
+		for _, s := range updateSizes() {
 			g := benchScene(kind, s.tris)
 			moved := jitter(rand.New(rand.NewPCG(uint64(s.tris), 5)), g, 1e-3)
 			tris := g.Triangles.IndexCount / 3
@@ -189,6 +225,10 @@ func BenchmarkUpdate(b *testing.B) {
 		}
 	}
 }
+
+// updateSizes are the sizes of BenchmarkUpdate's scenes: 10k, where an
+// update takes about 0.1 ms, and benchSizes' from 100k.
+func updateSizes() []benchSize { return append([]benchSize{{"10k", 10000}}, benchSizes[1:]...) }
 
 // BenchmarkBuildTLAS times top-level builds over 1k, 10k and 100k
 // instances of one small BLAS, placed at random (rotated, scaled, spread

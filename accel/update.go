@@ -90,6 +90,7 @@ func (b *BLAS) slotBox(s uint32) AABB {
 // or rebuilt ("Data rules").
 func (b *BLAS) Update(geoms []Geometry) error {
 	defer crewHoldFrom(len(b.primGeom), updateHoldMin)()
+	buildPhase("start")
 	in, err := b.checkUpdate(geoms)
 	if err != nil {
 		return err
@@ -281,14 +282,19 @@ func (b *BLAS) refitFrom(in updateInput) {
 	if len(b.primGeom) == 0 {
 		return
 	}
+	buildPhase("check") // the input validated, indices hashed, decoded if not sole
 	if in.sole != nil {
 		in.sole.fetch(b.tris, b.primIndex)
 	} else {
 		b.refitSlots(in.dec)
 	}
+	buildPhase("slots")
 	b.refitLeaves()
+	buildPhase("leaves")
 	refitInner(b.nodes)
+	buildPhase("inner")
 	refitWide(b.nodes, b.wide, b.wideSlots)
+	buildPhase("wide")
 }
 
 // refitSlots stores each slot's primitive from dec, in parallel chunks:
