@@ -41,6 +41,9 @@ type BLAS struct {
 	// wide nodes without planning the cut anew (refitWide); else nil.
 	// (After the fields the assembly reads: fused_amd64.go.)
 	wideSlots []wideSlots
+	// plan is how updates refit the binary tree in parallel, made by the
+	// first update (refitFrom), or nil.
+	plan *refitPlan
 }
 
 // geomInfo is what a BLAS keeps of each input geometry.

@@ -356,16 +356,18 @@ func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 		name     string
 		geoms    []Geometry
 		straight bool // fetched straight into the slots (slotsFollowPrimitives)
+		whole    bool // refit as one part, as a tree laid out otherwise than by the builders
 	}{
-		{"one geometry, decoded and gathered", []Geometry{TriangleGeometry(pos, idx)}, false},
-		{"one geometry, fetched straight", []Geometry{TriangleGeometry(gpos, gidx)}, true},
-		{"three geometries", soupGeoms(rng, 3, 3000), false},
+		{"one geometry, decoded and gathered", []Geometry{TriangleGeometry(pos, idx)}, false, false},
+		{"one geometry, fetched straight", []Geometry{TriangleGeometry(gpos, gidx)}, true, false},
+		{"three geometries", soupGeoms(rng, 3, 3000), false, false},
+		{"one geometry, refit as one part", []Geometry{TriangleGeometry(gpos, gidx)}, true, true},
 	}
 	for _, c := range cases {
 		// The leaf rows and leaf boxes of the assembly layout
 		// (leafRowsAVX) where there is one, and of the Go loops.
 		for _, fast := range slices.Compact([]bool{leafRowsFast, false}) {
-			testRefit(t, c.name+layoutName(fast), c.geoms, c.straight, fast, rng)
+			testRefit(t, c.name+layoutName(fast), c.geoms, c.straight, c.whole, fast, rng)
 		}
 	}
 }
@@ -380,8 +382,9 @@ func layoutName(fast bool) string {
 // testRefit builds geoms for update, moves them (some triangles made
 // inactive) and checks that Update refits in place: the slots, the binary
 // nodes and the wide ones, the leaf rows, each against its own
-// computation from the moved geometry. fast sets leafRowsFast.
-func testRefit(t *testing.T, name string, geoms []Geometry, straight, fast bool, rng *rand.Rand) {
+// computation from the moved geometry. whole refits the tree as one part
+// (wholeTree), else in the parts planRefit cuts; fast sets leafRowsFast.
+func testRefit(t *testing.T, name string, geoms []Geometry, straight, whole, fast bool, rng *rand.Rand) {
 	t.Run(name, func(t *testing.T) {
 		defer func(was bool) { leafRowsFast = was }(leafRowsFast)
 		leafRowsFast = fast
@@ -392,6 +395,9 @@ func testRefit(t *testing.T, name string, geoms []Geometry, straight, fast bool,
 			in.release()
 		}
 		rows, tris := unsafe.SliceData(b.rows), unsafe.SliceData(b.tris)
+		if whole {
+			b.plan = wholeTree(b.nodes, uint32(len(b.primGeom)))
+		}
 		built := b.Clone()
 		moved := make([]Geometry, len(geoms))
 		for i := range geoms {
@@ -411,6 +417,9 @@ func testRefit(t *testing.T, name string, geoms []Geometry, straight, fast bool,
 		putLe32(vb[12*900+8:], math.Float32bits(float32(math.Inf(-1))))
 		if err := b.Update(moved); err != nil {
 			t.Fatal(err)
+		}
+		if parts := len(b.plan.parts); whole != (parts == 1) {
+			t.Fatalf("refit in %d parts", parts)
 		}
 
 		want := &BLAS{typ: b.typ, geoms: b.geoms, primGeom: b.primGeom, primIndex: b.primIndex}

@@ -1,0 +1,132 @@
+package accel
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// planRefit cuts a built tree into parts that cover it: every node lies in
+// one part (its root or its range of nodes, which holds exactly the nodes
+// below the root) or in top, every slot in one part's range, which holds
+// exactly its leaves' slots; a part is a leaf or holds at most the grain's
+// primitives, and its parent is in top (the cut is as high as it may be);
+// top lists inner nodes in descending order, each above the grain.
+func TestRefitPlanCutsBuiltTreesIntoParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, n := range []int{1, 9, 3000, 40000} {
+		pos, idx := randomSoup(rng, n, 0.05)
+		for _, flags := range []BuildFlags{0, BuildAllowUpdate, BuildPreferFastTrace, BuildPreferFastBuild} {
+			b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, flags)
+			for _, grain := range []uint32{1, 8, 100, refitGrain} {
+				t.Run(fmt.Sprintf("%d tris, flags %#x, grain %d", n, flags, grain), func(t *testing.T) {
+					pl := planRefitBy(b.nodes, grain)
+					checkRefitPlan(t, b.nodes, len(b.primGeom), pl, grain)
+					if len(pl.parts) == 1 && n > int(grain)*maxLeafCount {
+						t.Errorf("one part for %d primitives", n)
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkRefitPlan checks pl against nodes (see
+// TestRefitPlanCutsBuiltTreesIntoParts) by walking the tree from each
+// part's root.
+func checkRefitPlan(t *testing.T, nodes []node, slots int, pl *refitPlan, grain uint32) {
+	t.Helper()
+	owner := make([]int, len(nodes)) // part+1, or -1 in top
+	parent := make([]int, len(nodes))
+	parent[0] = -1
+	for i, n := range nodes {
+		if !n.isLeaf() {
+			parent[n.first], parent[n.first+1] = i, i
+		}
+	}
+	for _, i := range pl.top {
+		if nodes[i].isLeaf() || owner[i] != 0 {
+			t.Fatalf("top node %d: a leaf or listed twice", i)
+		}
+		owner[i] = -1
+	}
+	if !slices.IsSortedFunc(pl.top, func(a, b uint32) int { return int(b) - int(a) }) {
+		t.Error("top is not in descending order")
+	}
+	slotOwner := make([]int, slots)
+	for k, p := range pl.parts {
+		var below []uint32 // the nodes below the root
+		var leafSlots []uint32
+		prims := uint32(0)
+		var walk func(i uint32)
+		walk = func(i uint32) {
+			n := &nodes[i]
+			if owner[i] != 0 {
+				t.Fatalf("node %d in two parts, or in a part and top", i)
+			}
+			owner[i] = k + 1
+			if n.isLeaf() {
+				prims += n.count
+				for s := n.first; s < n.first+n.count; s++ {
+					leafSlots = append(leafSlots, s)
+				}
+				return
+			}
+			below = append(below, n.first, n.first+1)
+			walk(n.first)
+			walk(n.first + 1)
+		}
+		walk(p.root)
+		slices.Sort(below)
+		if len(below) != int(p.nodeHi-p.nodeLo) || len(below) > 0 && (below[0] != p.nodeLo || below[len(below)-1] != p.nodeHi-1) {
+			t.Errorf("part %d (root %d): nodes [%d, %d), the nodes below its root %d..%d (%d)", k, p.root, p.nodeLo, p.nodeHi, below[0], below[len(below)-1], len(below))
+		}
+		slices.Sort(leafSlots)
+		if len(leafSlots) != int(p.hi-p.lo) || leafSlots[0] != p.lo || leafSlots[len(leafSlots)-1] != p.hi-1 {
+			t.Errorf("part %d: slots [%d, %d), its leaves hold %d slots", k, p.lo, p.hi, len(leafSlots))
+		}
+		for _, s := range leafSlots {
+			slotOwner[s]++
+		}
+		if !nodes[p.root].isLeaf() && prims > grain {
+			t.Errorf("part %d: %d primitives, above the grain %d", k, prims, grain)
+		}
+		if q := parent[p.root]; q >= 0 && owner[q] != -1 {
+			t.Errorf("part %d: its root's parent %d is not in top", k, q)
+		}
+	}
+	for i, o := range owner {
+		if o == 0 {
+			t.Errorf("node %d in no part and not in top", i)
+		}
+	}
+	for s, c := range slotOwner {
+		if c != 1 {
+			t.Fatalf("slot %d in %d parts", s, c)
+		}
+	}
+}
+
+// A tree whose nodes below some part's root do not fill a range (here laid
+// out breadth first) is refit as one part, the whole tree: a pass over
+// the node array from its end.
+func TestRefitPlanOfATreeLaidOutOtherwiseIsOnePart(t *testing.T) {
+	// Eight leaves of one slot, breadth first: node k's children are
+	// 2k+1 and 2k+2, so node 1's descendants are 3, 4 and 7-10.
+	nodes := make([]node, 15)
+	for k := range 7 {
+		nodes[k].first = uint32(2*k + 1)
+	}
+	for k := 7; k < 15; k++ {
+		nodes[k] = node{first: uint32(k - 7), count: 1}
+	}
+	pl := planRefitBy(nodes, 4)
+	if len(pl.parts) != 1 || len(pl.top) != 0 {
+		t.Fatalf("%d parts, %d top nodes; want the whole tree as one part", len(pl.parts), len(pl.top))
+	}
+	checkRefitPlan(t, nodes, 8, pl, 8)
+	// With a grain above the tree's primitives the root's part is the
+	// whole tree, and its range holds every other node: no fallback.
+	checkRefitPlan(t, nodes, 8, planRefitBy(nodes, 8), 8)
+}
