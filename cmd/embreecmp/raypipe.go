@@ -3,10 +3,12 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/accel"
 	"github.com/raypipe/raypipe/internal/embree"
@@ -60,26 +62,53 @@ func (t raypipeTracer) Bottom(positions []vec.Vec3, indices []uint32) (bottom, e
 // Updatable builds a BLAS with the tracer's flags and BuildAllowUpdate
 // (which rules out spatial splits).
 func (t raypipeTracer) Updatable(positions []vec.Vec3, indices []uint32) (updatable, error) {
-	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags|accel.BuildAllowUpdate)
+	g := accel.TriangleGeometry(positions, indices)
+	blas, err := accel.BuildBLAS([]accel.Geometry{g}, t.flags|accel.BuildAllowUpdate)
 	if err != nil {
 		return nil, err
 	}
-	return raypipeUpdatable{blas, indices}, nil
+	return raypipeUpdatable{blas, g}, nil
 }
 
-// raypipeUpdatable updates its BLAS in place (BLAS.Update) from the
-// positions as an accel.Geometry: the conversion is timed too, as
-// Embree's copy into its vertex buffer is.
+// raypipeUpdatable updates its BLAS in place (BLAS.Update) from its
+// geometry, whose vertex buffer takes the new positions first: that copy is
+// timed too, as Embree's refit copies them into its vertex buffer. The
+// index buffer stays (a program that moves a mesh's vertices keeps its
+// indices), and Update checks that it did not change, as it must.
 type raypipeUpdatable struct {
-	blas    *accel.BLAS
-	indices []uint32
+	blas *accel.BLAS
+	geom accel.Geometry
 }
 
 func (u raypipeUpdatable) Update(positions []vec.Vec3) error {
-	return u.blas.Update([]accel.Geometry{accel.TriangleGeometry(positions, u.indices)})
+	if 12*len(positions) != len(u.geom.Triangles.VertexBuffer) {
+		return fmt.Errorf("raypipe: %d positions, the BLAS was built with %d", len(positions), len(u.geom.Triangles.VertexBuffer)/12)
+	}
+	putPositions(u.geom.Triangles.VertexBuffer, positions)
+	return u.blas.Update([]accel.Geometry{u.geom})
 }
 
 func (raypipeUpdatable) Close() {}
+
+// putPositions copies positions into vb, a vertex buffer of as many
+// vertices in FormatR32G32B32Float (as TriangleGeometry lays them out): one
+// copy of their bytes on a little-endian machine, as Embree's refit copies
+// them (memcpy), else component by component.
+func putPositions(vb []byte, positions []vec.Vec3) {
+	if littleEndian {
+		copy(vb, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(positions))), 12*len(positions)))
+		return
+	}
+	for i, p := range positions {
+		binary.LittleEndian.PutUint32(vb[12*i:], math.Float32bits(p.X))
+		binary.LittleEndian.PutUint32(vb[12*i+4:], math.Float32bits(p.Y))
+		binary.LittleEndian.PutUint32(vb[12*i+8:], math.Float32bits(p.Z))
+	}
+}
+
+// littleEndian reports whether this machine stores a float32 as its
+// little-endian bytes, as the vertex buffers hold them.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // raypipeBottom is a BLAS for Top; the garbage collector frees it.
 type raypipeBottom struct{ blas *accel.BLAS }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/raypipe/raypipe/accel"
 	"github.com/raypipe/raypipe/internal/embree"
 	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/internal/raygen"
@@ -160,6 +161,34 @@ func TestUpdatesMoveEveryVertexALittle(t *testing.T) {
 		}
 		if err := u.Update(moved[1:]); err == nil {
 			t.Errorf("%s: an update with one vertex fewer was taken", tr.Name())
+		}
+		if ru, ok := u.(raypipeUpdatable); ok {
+			// raypipe's copies the positions into its vertex buffer: the
+			// updated BLAS hits what one built over them hits.
+			for _, pos := range [][]vec.Vec3{moved, m.positions} {
+				if err := u.Update(pos); err != nil {
+					t.Fatal(err)
+				}
+				fresh, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(pos, m.indices)}, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hits := 0
+				for i := range 200 {
+					r := accel.Ray{Origin: vec.V3(b.Min.X+(b.Max.X-b.Min.X)*float32(i)/200, b.Max.Y+1, (b.Min.Z+b.Max.Z)/2), Direction: vec.V3(0.01, -1, 0.02), TMax: 1e30}
+					got, gok := ru.blas.Intersect(r, 0)
+					want, wok := fresh.Intersect(r, 0)
+					if gok != wok || gok && (got.T != want.T || got.PrimitiveIndex != want.PrimitiveIndex) {
+						t.Fatalf("ray %d: updated %v %+v, fresh %v %+v", i, gok, got, wok, want)
+					}
+					if gok {
+						hits++
+					}
+				}
+				if hits < 100 {
+					t.Fatalf("%d of 200 rays hit", hits)
+				}
+			}
 		}
 		u.Close()
 		bl.Close()
