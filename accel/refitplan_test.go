@@ -23,6 +23,10 @@ func TestRefitPlanCutsBuiltTreesIntoParts(t *testing.T) {
 				t.Run(fmt.Sprintf("%d tris, flags %#x, grain %d", n, flags, grain), func(t *testing.T) {
 					pl := planRefitBy(b.nodes, grain)
 					checkRefitPlan(t, b.nodes, len(b.primGeom), pl, grain)
+					if b.wideSlots != nil {
+						pl.placeWide(b.nodes, b.wide, b.wideSlots)
+						checkWidePlaced(t, b, pl)
+					}
 					if len(pl.parts) == 1 && n > int(grain)*maxLeafCount {
 						t.Errorf("one part for %d primitives", n)
 					}
@@ -108,6 +112,44 @@ func checkRefitPlan(t *testing.T, nodes []node, slots int, pl *refitPlan, grain 
 	}
 }
 
+// checkWidePlaced checks that placeWide gave each part of pl the wide
+// nodes of b whose binary nodes all lie below its root, as one range, and
+// listed every other in wideTop.
+func checkWidePlaced(t *testing.T, b *BLAS, pl *refitPlan) {
+	t.Helper()
+	if !pl.wideInParts {
+		t.Fatal("the wide nodes of a built structure are not placed in parts")
+	}
+	placed := make([]int, len(b.wide))
+	inPart := func(p refitPart, w int) bool {
+		kids := b.wideSlots[w][:b.wide[w].n]
+		for _, c := range kids {
+			if c < p.nodeLo || c >= p.nodeHi {
+				return false
+			}
+		}
+		return len(kids) > 0
+	}
+	for _, p := range pl.parts {
+		for w := range b.wide {
+			if inPart(p, w) != (uint32(w) >= p.wideLo && uint32(w) < p.wideHi) {
+				t.Fatalf("part with root %d, wide nodes [%d, %d): wide node %d below its root: %v", p.root, p.wideLo, p.wideHi, w, inPart(p, w))
+			}
+		}
+		for w := p.wideLo; w < p.wideHi; w++ {
+			placed[w]++
+		}
+	}
+	for _, w := range pl.wideTop {
+		placed[w]++
+	}
+	for w, c := range placed {
+		if c != 1 {
+			t.Fatalf("wide node %d placed %d times", w, c)
+		}
+	}
+}
+
 // A tree whose nodes below some part's root do not fill a range (here laid
 // out breadth first) is refit as one part, the whole tree: a pass over
 // the node array from its end.
@@ -129,4 +171,46 @@ func TestRefitPlanOfATreeLaidOutOtherwiseIsOnePart(t *testing.T) {
 	// With a grain above the tree's primitives the root's part is the
 	// whole tree, and its range holds every other node: no fallback.
 	checkRefitPlan(t, nodes, 8, planRefitBy(nodes, 8), 8)
+}
+
+// Wide nodes of one part that are not one range (not numbered depth first)
+// are left to a pass of their own, as are all the others then.
+func TestRefitPlanOfWideNodesOutOfOrderLeavesThemApart(t *testing.T) {
+	// Two parts of two leaves each below the root (depth first: node 1's
+	// children 3 and 4, node 2's 5 and 6), each with one wide node over
+	// its leaves, and a wide root over nodes 1 and 2; numbered so that
+	// part 1's wide nodes would be 0 and 2 with part 2's between.
+	nodes := []node{{first: 1}, {first: 3}, {first: 5}, {first: 0, count: 1}, {first: 1, count: 1}, {first: 2, count: 1}, {first: 3, count: 1}}
+	pl := planRefitBy(nodes, 2)
+	if len(pl.parts) != 2 || pl.parts[0].nodeLo != 3 || pl.parts[1].nodeLo != 5 {
+		t.Fatalf("parts %+v, want nodes 3-4 and 5-6", pl.parts)
+	}
+	wide := make([]wideNode, 3)
+	slots := make([]wideSlots, 3)
+	for w, kids := range [][]uint32{{3, 4}, {5, 6}, {1, 2}} {
+		wide[w].n = uint32(len(kids))
+		copy(slots[w][:], kids)
+	}
+	pl.placeWide(nodes, wide, slots)
+	if !pl.wideInParts || pl.parts[0].wideLo != 0 || pl.parts[0].wideHi != 1 || pl.parts[1].wideLo != 1 || pl.parts[1].wideHi != 2 || !slices.Equal(pl.wideTop, []uint32{2}) {
+		t.Fatalf("in order: %+v, top %v", pl.parts, pl.wideTop)
+	}
+	// Part 1 with three leaves (node 1: nodes 3-6), part 2 with two
+	// (node 2: nodes 7-8); part 1's wide nodes numbered 0 and 2, part 2's 1.
+	nodes = []node{{first: 1}, {first: 3}, {first: 7}, {first: 5}, {first: 2, count: 1},
+		{first: 0, count: 1}, {first: 1, count: 1}, {first: 3, count: 1}, {first: 4, count: 1}}
+	wide = make([]wideNode, 4)
+	slots = make([]wideSlots, 4)
+	for w, kids := range [][]uint32{{5, 6}, {7, 8}, {3, 4}, {1, 2}} {
+		wide[w].n = uint32(len(kids))
+		copy(slots[w][:], kids)
+	}
+	pl = planRefitBy(nodes, 3)
+	if len(pl.parts) != 2 || pl.parts[0].nodeLo != 3 || pl.parts[0].nodeHi != 7 || pl.parts[1].nodeLo != 7 {
+		t.Fatalf("parts %+v, want nodes 3-6 and 7-8", pl.parts)
+	}
+	pl.placeWide(nodes, wide, slots)
+	if pl.wideInParts || pl.wideTop != nil || pl.parts[0].wideHi != 0 {
+		t.Fatalf("out of order: placed %+v, top %v", pl.parts, pl.wideTop)
+	}
 }

@@ -272,9 +272,9 @@ func errIndicesChanged(g int) error {
 // one (only bounds change): the binary tree in parts (refitPlan), each a
 // subtree whose slots one task fetches (straight from a sole geometry,
 // else from the decoded geometries: storeSlots), whose leaves it bounds
-// and lays out as rows and whose inner nodes it refits, then the inner
-// nodes above the parts, then the wide nodes from their slots' binary
-// nodes in parallel, with the cut the build made (refitWide).
+// and lays out as rows and whose inner nodes and wide nodes it refits,
+// then the nodes above the parts. The wide nodes keep the cut the build
+// made: each takes its slots' binary nodes' bounds (refitWideNode).
 //
 // Before the parts, each of those steps was a pass over the whole
 // structure in parallel chunks of its own: five fork-joins an update, each
@@ -289,20 +289,28 @@ func (b *BLAS) refitFrom(in updateInput) {
 	}
 	buildPhase("check") // the input validated, indices hashed, decoded if not sole
 	if b.plan == nil {
-		b.plan = planRefit(b.nodes)
+		b.plan = planRefit(b.nodes, b.wide, b.wideSlots)
 	}
 	pl := b.plan
 	crewRun(len(pl.parts), func(k int) {
 		p := &pl.parts[k]
 		b.storeSlots(in, int(p.lo), int(p.hi))
 		b.refitPart(p)
+		for w := p.wideLo; w < p.wideHi; w++ {
+			refitWideNode(&b.wide[w], b.nodes, &b.wideSlots[w])
+		}
 	})
 	buildPhase("parts")
 	for _, i := range pl.top {
 		b.refitInner(i)
 	}
 	buildPhase("inner")
-	refitWide(b.nodes, b.wide, b.wideSlots)
+	if !pl.wideInParts {
+		refitWide(b.nodes, b.wide, b.wideSlots)
+	}
+	for _, w := range pl.wideTop {
+		refitWideNode(&b.wide[w], b.nodes, &b.wideSlots[w])
+	}
 	buildPhase("wide")
 }
 

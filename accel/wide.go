@@ -143,12 +143,17 @@ func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, slots 
 func refitWide(nodes []node, wide []wideNode, slots []wideSlots) {
 	parallelChunks(splitWorkBy(len(wide), wideGrain), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			w := &wide[i]
-			for k, n := range slots[i][:w.n] {
-				w.set(k, &nodes[n].bounds, w.ref[k])
-			}
+			refitWideNode(&wide[i], nodes, &slots[i])
 		}
 	})
+}
+
+// refitWideNode sets the boxes of wide node w to its slots' binary nodes'
+// bounds.
+func refitWideNode(w *wideNode, nodes []node, slots *wideSlots) {
+	for k, n := range slots[:w.n] {
+		w.set(k, &nodes[n].bounds, w.ref[k])
+	}
 }
 
 // hasWideCut reports whether widen cuts nodes into wide nodes (an inner
