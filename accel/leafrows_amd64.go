@@ -2,7 +2,7 @@ package accel
 
 import "unsafe"
 
-// leafRowsFast says whether putLeafRows and refitLeaves lay out a leaf's
+// leafRowsFast says whether putLeafRows and refitLeaf lay out a leaf's
 // rows with leafRowsAVX: wherever the processor has AVX2. Tests turn it
 // off to compare with the Go loops.
 var leafRowsFast = haveAVX2
