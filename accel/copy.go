@@ -50,6 +50,7 @@ func (b *BLAS) Compact() (*BLAS, error) {
 	c.boxes = slices.Clip(slices.Clone(b.boxes))
 	c.primGeom = cloneHuge(b.primGeom, len(b.primGeom))
 	c.primIndex = cloneHuge(b.primIndex, len(b.primIndex))
+	c.plan = nil // made again by the copy's first update
 	c.self.blas = &c
 	return &c, nil
 }

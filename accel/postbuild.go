@@ -31,10 +31,17 @@ func sliceBytes[E any](s []E, capacity bool) uint64 {
 	return uint64(n) * uint64(unsafe.Sizeof(e))
 }
 
+// memSize is b's memory: its arrays' lengths, or with capacity their
+// capacities and the refit plan of its updates (refitPlan; Compact drops
+// it, and a compacted copy's first update makes it again).
 func (b *BLAS) memSize(capacity bool) uint64 {
-	return uint64(unsafe.Sizeof(*b)) + sliceBytes(b.geoms, capacity) + sliceBytes(b.nodes, capacity) + sliceBytes(b.wide, capacity) +
+	n := uint64(unsafe.Sizeof(*b)) + sliceBytes(b.geoms, capacity) + sliceBytes(b.nodes, capacity) + sliceBytes(b.wide, capacity) +
 		sliceBytes(b.wideSlots, capacity) + sliceBytes(b.tris, capacity) + sliceBytes(b.rows, capacity) + sliceBytes(b.boxes, capacity) +
 		sliceBytes(b.primGeom, capacity) + sliceBytes(b.primIndex, capacity)
+	if capacity && b.plan != nil {
+		n += uint64(unsafe.Sizeof(*b.plan)) + sliceBytes(b.plan.parts, true) + sliceBytes(b.plan.top, true) + sliceBytes(b.plan.wideTop, true)
+	}
+	return n
 }
 
 func (t *TLAS) memSize(capacity bool) uint64 {

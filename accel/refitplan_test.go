@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
+
+	"github.com/raypipe/raypipe/vec"
 )
 
 // planRefit cuts a built tree into parts that cover it: every node lies in
@@ -212,5 +215,31 @@ func TestRefitPlanOfWideNodesOutOfOrderLeavesThemApart(t *testing.T) {
 	pl.placeWide(nodes, wide, slots)
 	if pl.wideInParts || pl.wideTop != nil || pl.parts[0].wideHi != 0 {
 		t.Fatalf("out of order: placed %+v, top %v", pl.parts, pl.wideTop)
+	}
+}
+
+// The plan an update keeps is memory the structure holds: CurrentSize
+// counts it, CompactedSize does not, and Compact's copy holds none until
+// its own first update.
+func TestUpdateCountsItsPlanInCurrentSize(t *testing.T) {
+	pos, idx := grid(80, 0.05, vec.Vec3{})
+	g := []Geometry{TriangleGeometry(pos, idx)}
+	b := mustBLAS(t, g, BuildAllowUpdate|BuildAllowCompaction)
+	before := b.PostBuildInfo()
+	if err := b.Update(g); err != nil {
+		t.Fatal(err)
+	}
+	after := b.PostBuildInfo()
+	pl := b.plan
+	want := uint64(unsafe.Sizeof(*pl)) + uint64(cap(pl.parts))*uint64(unsafe.Sizeof(pl.parts[0])) + 4*uint64(cap(pl.top)+cap(pl.wideTop))
+	if len(pl.parts) < 2 || after.CurrentSize-before.CurrentSize != want || after.CompactedSize != before.CompactedSize {
+		t.Errorf("%d parts; sizes %+v before the first update, %+v after, want CurrentSize %d more", len(pl.parts), before, after, want)
+	}
+	c, err := b.Compact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.plan != nil || c.PostBuildInfo().CurrentSize != after.CompactedSize {
+		t.Errorf("compacted: plan %v, CurrentSize %d, want %d", c.plan != nil, c.PostBuildInfo().CurrentSize, after.CompactedSize)
 	}
 }

@@ -88,6 +88,10 @@ func (b *BLAS) slotBox(s uint32) AABB {
 //
 // Every top-level structure that references b is stale until it is updated
 // or rebuilt ("Data rules").
+//
+// The refit runs on every processor in parts of the tree; the first update
+// plans them and b keeps the plan (a few dozen bytes per 2048 primitives,
+// counted in PostBuildInfo's CurrentSize).
 func (b *BLAS) Update(geoms []Geometry) error {
 	defer crewHoldFrom(len(b.primGeom), updateHoldMin)()
 	buildPhase("start")
