@@ -64,22 +64,19 @@ func planRefitBy(nodes []node, grain uint32) *refitPlan {
 	if len(nodes) == 0 || (!nodes[0].isLeaf() && nodes[0].first == 0) {
 		return &refitPlan{} // no tree, or the empty one
 	}
-	// Below each node: its primitives, nodes, last node and slot range.
-	count := make([]uint32, len(nodes))
-	size := make([]uint32, len(nodes))
-	last := make([]uint32, len(nodes))
-	lo := make([]uint32, len(nodes))
-	hi := make([]uint32, len(nodes))
+	// Below each node: its primitives, nodes, last node and slot range
+	// (one array: a node's five are read and written together).
+	type subtree struct{ count, size, last, lo, hi uint32 }
+	sub := make([]subtree, len(nodes))
 	for i := len(nodes) - 1; i >= 0; i-- {
-		n := &nodes[i]
+		n, t := &nodes[i], &sub[i]
 		if n.isLeaf() {
-			count[i], lo[i], hi[i] = n.count, n.first, n.first+n.count
+			t.count, t.lo, t.hi = n.count, n.first, n.first+n.count
 			continue
 		}
-		l, r := n.first, n.first+1
-		count[i], lo[i], hi[i] = count[l]+count[r], min(lo[l], lo[r]), max(hi[l], hi[r])
-		size[i] = 2 + size[l] + size[r]
-		last[i] = max(r, last[l], last[r])
+		l, r := &sub[n.first], &sub[n.first+1]
+		t.count, t.size, t.last = l.count+r.count, 2+l.size+r.size, max(n.first+1, l.last, r.last)
+		t.lo, t.hi = min(l.lo, r.lo), max(l.hi, r.hi)
 	}
 	pl := &refitPlan{}
 	stack := []uint32{0}
@@ -87,20 +84,21 @@ func planRefitBy(nodes []node, grain uint32) *refitPlan {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n := &nodes[i]
-		if !n.isLeaf() && count[i] > grain {
+		t := &sub[i]
+		if !n.isLeaf() && t.count > grain {
 			pl.top = append(pl.top, i)
 			stack = append(stack, n.first+1, n.first)
 			continue
 		}
-		p := refitPart{root: i, lo: lo[i], hi: hi[i]}
+		p := refitPart{root: i, lo: t.lo, hi: t.hi}
 		if !n.isLeaf() {
-			p.nodeLo, p.nodeHi = n.first, n.first+size[i]
-			if last[i] != p.nodeHi-1 {
-				return wholeTree(nodes, hi[0])
+			p.nodeLo, p.nodeHi = n.first, n.first+t.size
+			if t.last != p.nodeHi-1 {
+				return wholeTree(nodes, sub[0].hi)
 			}
 		}
-		if hi[i]-lo[i] != count[i] {
-			return wholeTree(nodes, hi[0])
+		if t.hi-t.lo != t.count {
+			return wholeTree(nodes, sub[0].hi)
 		}
 		pl.parts = append(pl.parts, p)
 	}

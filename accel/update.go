@@ -90,8 +90,9 @@ func (b *BLAS) slotBox(s uint32) AABB {
 // or rebuilt ("Data rules").
 //
 // The refit runs on every processor in parts of the tree; the first update
-// plans them and b keeps the plan (a few dozen bytes per 2048 primitives,
-// counted in PostBuildInfo's CurrentSize).
+// plans them (on one Zen 3 core about half an update's time more at 10k and
+// 100k triangles, a fifth at 1M) and b keeps the plan (a few dozen bytes
+// per 2048 primitives, counted in PostBuildInfo's CurrentSize).
 func (b *BLAS) Update(geoms []Geometry) error {
 	defer crewHoldFrom(len(b.primGeom), updateHoldMin)()
 	buildPhase("start")
@@ -119,10 +120,11 @@ func (b *BLAS) UpdateInto(geoms []Geometry) (*BLAS, error) {
 }
 
 // updateHoldMin is the least count of slots of an update that holds the
-// crew (crewHoldFrom): from two of splitWork's chunks on, where its slot
-// and decoding passes run in parallel, and where goroutines started for
-// them would each wait to be woken. A 10k-triangle update on two threads,
-// back to back: 214 us without the hold, 172 with it (193 on one).
+// crew (crewHoldFrom) and refits its parts in parallel (refitFrom): from
+// two of splitWork's chunks on, where its decoding and hashing run in
+// parallel, and where goroutines started for them would each wait to be
+// woken. A 10k-triangle update on two threads, back to back: 214 us
+// without the hold, 172 with it (193 on one; before the parts).
 const updateHoldMin = 2 * minChunk
 
 func errNoUpdate() error {
@@ -296,14 +298,24 @@ func (b *BLAS) refitFrom(in updateInput) {
 		b.plan = planRefit(b.nodes, b.wide, b.wideSlots)
 	}
 	pl := b.plan
-	crewRun(len(pl.parts), func(k int) {
+	refitPart := func(k int) {
 		p := &pl.parts[k]
 		b.storeSlots(in, int(p.lo), int(p.hi))
 		b.refitPart(p)
 		for w := p.wideLo; w < p.wideHi; w++ {
 			refitWideNode(&b.wide[w], b.nodes, &b.wideSlots[w])
 		}
-	})
+	}
+	if len(b.primGeom) < updateHoldMin {
+		// Without the crew (crewHoldFrom) each part would be a goroutine
+		// of its own: one goroutine refits the few parts, as it refit
+		// such small structures before.
+		for k := range pl.parts {
+			refitPart(k)
+		}
+	} else {
+		crewRun(len(pl.parts), refitPart)
+	}
 	buildPhase("parts")
 	for _, i := range pl.top {
 		b.refitInnerNode(i)

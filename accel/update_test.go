@@ -352,6 +352,7 @@ func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	pos, idx := randomSoup(rng, 70000, 0.02) // several of the refit's chunks
 	gpos, gidx := grid(190, 0.01, vec.Vec3{})
+	spos, sidx := grid(50, 0.01, vec.Vec3{})
 	cases := []struct {
 		name     string
 		geoms    []Geometry
@@ -362,6 +363,8 @@ func TestUpdateKeepsTheTreesAndRefitsTheirBounds(t *testing.T) {
 		{"one geometry, fetched straight", []Geometry{TriangleGeometry(gpos, gidx)}, true, false},
 		{"three geometries", soupGeoms(rng, 3, 3000), false, false},
 		{"one geometry, refit as one part", []Geometry{TriangleGeometry(gpos, gidx)}, true, true},
+		// Below updateHoldMin: the parts one after the other.
+		{"one geometry, small", []Geometry{TriangleGeometry(spos, sidx)}, true, false},
 	}
 	for _, c := range cases {
 		// The leaf rows and leaf boxes of the assembly layout
