@@ -7,7 +7,7 @@ import "slices"
 // refit by one task from its slots up, and the inner nodes above them
 // (top), refit after the parts. It depends on the tree's topology alone,
 // which an update keeps, so a BLAS plans it at its first update and keeps
-// it (five words a part).
+// it (seven words a part, one a node above the parts).
 //
 // The builders lay a tree out depth first with each inner node's children
 // adjacent (piece), so the nodes below any node fill the range that starts
@@ -42,8 +42,8 @@ type refitPart struct {
 }
 
 // refitGrain is the most primitives of a refitPlan's part, about 50 us of
-// an update on one core: a 10k-triangle tree is refit in 5 to 10 parts, a
-// 1M one in about a thousand, and the crew balances them.
+// an update on one core: the 10k-triangle terrain and soup are refit in 8
+// parts, the 100k ones in about 70, and the crew balances them.
 const refitGrain = 1 << 11
 
 // planRefit cuts nodes (a valid binary tree: children after their parents,
@@ -51,8 +51,8 @@ const refitGrain = 1 << 11
 // root down, a leaf or a subtree of at most refitGrain primitives is a
 // part, any other inner node is in top. A tree laid out otherwise than
 // the builders lay theirs out (one deserialized from elsewhere) is one
-// part, refit on one goroutine.
-// The wide nodes (slots: each one's binary nodes) are placed by placeWide.
+// part, refit on one goroutine. The wide nodes (slots: each one's binary
+// nodes) are placed by placeWide.
 func planRefit(nodes []node, wide []wideNode, slots []wideSlots) *refitPlan {
 	pl := planRefitBy(nodes, refitGrain)
 	pl.placeWide(nodes, wide, slots)
