@@ -111,9 +111,10 @@ func BenchmarkBuildPhases(b *testing.B) {
 }
 
 // BenchmarkUpdatePhases times the stages of BLAS.Update (the input's
-// checks and index hash, the slots' fetch, the leaves, the inner nodes,
-// the wide nodes: the marks in update.go) on BenchmarkUpdate's scenes, in
-// milliseconds an update, for -cpu 1,4,8,16 as BenchmarkBuildPhases.
+// checks and index hash, the parts of the tree, the inner nodes and the
+// wide nodes above them: the marks in update.go) on BenchmarkUpdate's
+// scenes, in milliseconds an update, for -cpu 1,4,8,16 as
+// BenchmarkBuildPhases.
 func BenchmarkUpdatePhases(b *testing.B) {
 	for _, kind := range []string{"terrain", "soup"} {
 		for _, s := range updateSizes() {
