@@ -1,6 +1,7 @@
 package accel_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -103,4 +104,43 @@ func ExampleBLAS_IntersectTo() {
 	// x=-0.5: triangle 1 at t=1
 	// x=0.5: triangle 0 at t=1
 	// x=1.5: miss
+}
+
+// Deform a mesh and refit its structure in place, as a program that
+// animates vertices does every frame: the vertex buffer changes, the
+// indices may not ("Bottom-level acceleration structure updates").
+func ExampleBLAS_Update() {
+	quad := accel.TriangleGeometry(
+		[]vec.Vec3{{X: -1, Y: -1}, {X: 1, Y: -1}, {X: 1, Y: 1}, {X: -1, Y: 1}},
+		[]uint32{0, 1, 2, 0, 2, 3})
+	blas, err := accel.BuildBLAS([]accel.Geometry{quad}, accel.BuildPreferFastTrace|accel.BuildAllowUpdate)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ray := accel.Ray{Origin: vec.V3(0.5, 0.25, -1), Direction: vec.V3(0, 0, 1), TMax: 10}
+	hit, _ := blas.Intersect(ray, 0)
+	fmt.Printf("before: t=%g\n", hit.T)
+
+	// Lift the quad's right edge to z=2: vertices 1 and 2 (x, y, z as
+	// little-endian float32s, 12 bytes a vertex).
+	for _, v := range []int{1, 2} {
+		binary.LittleEndian.PutUint32(quad.Triangles.VertexBuffer[12*v+8:], math.Float32bits(2))
+	}
+	if err := blas.Update([]accel.Geometry{quad}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	hit, _ = blas.Intersect(ray, 0)
+	fmt.Printf("after: t=%g\n", hit.T)
+
+	// The index buffer must stay as it was built.
+	moved := quad
+	moved.Triangles.IndexBuffer = append([]byte(nil), quad.Triangles.IndexBuffer...)
+	moved.Triangles.IndexBuffer[0] = 3
+	fmt.Println(blas.Update([]accel.Geometry{moved}))
+	// Output:
+	// before: t=1
+	// after: t=2.5
+	// accel: geometry 0: IndexBuffer: contents differ from the build (index buffer contents may not change)
 }
