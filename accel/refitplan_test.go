@@ -243,3 +243,28 @@ func TestUpdateCountsItsPlanInCurrentSize(t *testing.T) {
 		t.Errorf("compacted: plan %v, CurrentSize %d, want %d", c.plan != nil, c.PostBuildInfo().CurrentSize, after.CompactedSize)
 	}
 }
+
+// A structure deserialized from its serialization plans the same parts and
+// updates to the same bytes as the one that was serialized.
+func TestUpdateOfADeserializedStructureMatchesTheOriginal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	pos, idx := randomSoup(rng, 12000, 0.03)
+	g := []Geometry{TriangleGeometry(pos, idx)}
+	b := mustBLAS(t, g, BuildAllowUpdate|BuildPreferFastTrace)
+	d, err := DeserializeBLAS(b.Serialize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := []Geometry{jitter(rng, g[0], 0.05)}
+	for _, s := range []*BLAS{b, d} {
+		if err := s.Update(moved); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(d.plan.parts) < 2 || !slices.Equal(d.plan.parts, b.plan.parts) || !slices.Equal(d.plan.top, b.plan.top) || !slices.Equal(d.plan.wideTop, b.plan.wideTop) {
+		t.Errorf("plans differ: %d parts deserialized, %d built", len(d.plan.parts), len(b.plan.parts))
+	}
+	if !sameBytes(d.nodes, b.nodes) || !sameBytes(d.wide, b.wide) || !sameBytes(d.tris, b.tris) || !sameBytes(d.rows, b.rows) {
+		t.Error("the deserialized structure updates to other bytes")
+	}
+}
