@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -266,5 +267,42 @@ func TestUpdateOfADeserializedStructureMatchesTheOriginal(t *testing.T) {
 	}
 	if !sameBytes(d.nodes, b.nodes) || !sameBytes(d.wide, b.wide) || !sameBytes(d.tris, b.tris) || !sameBytes(d.rows, b.rows) {
 		t.Error("the deserialized structure updates to other bytes")
+	}
+}
+
+// UpdateInto plans once for its source: the source keeps the plan and its
+// results share it, also when several goroutines update from it at once
+// (run with -race); each result is what Update makes of a copy.
+func TestUpdateIntoSharesItsSourcesPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	pos, idx := randomSoup(rng, 12000, 0.03)
+	g := []Geometry{TriangleGeometry(pos, idx)}
+	b := mustBLAS(t, g, BuildAllowUpdate)
+	moved := make([][]Geometry, 4)
+	for i := range moved {
+		moved[i] = []Geometry{jitter(rng, g[0], 0.05)}
+	}
+	out := make([]*BLAS, len(moved))
+	errs := make([]error, len(moved))
+	var wg sync.WaitGroup
+	for i := range moved {
+		wg.Go(func() { out[i], errs[i] = b.UpdateInto(moved[i]) })
+	}
+	wg.Wait()
+	for i, c := range out {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if b.plan == nil || c.plan != b.plan {
+			t.Fatalf("result %d: plan %p, its source's %p", i, c.plan, b.plan)
+		}
+		want := b.Clone()
+		want.plan = nil
+		if err := want.Update(moved[i]); err != nil {
+			t.Fatal(err)
+		}
+		if !sameBytes(c.nodes, want.nodes) || !sameBytes(c.wide, want.wide) || !sameBytes(c.rows, want.rows) {
+			t.Errorf("result %d differs from an update in place of a copy", i)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package accel
 import (
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -106,7 +107,9 @@ func (b *BLAS) Update(geoms []Geometry) error {
 }
 
 // UpdateInto is Update with a separate destination: it returns the updated
-// structure and leaves b untouched.
+// structure and leaves b's contents untouched. b keeps the refit plan the
+// first such call makes (see Update), which the results share: a program
+// that updates from one rest pose again and again plans once.
 func (b *BLAS) UpdateInto(geoms []Geometry) (*BLAS, error) {
 	defer crewHoldFrom(len(b.primGeom), updateHoldMin)()
 	in, err := b.checkUpdate(geoms)
@@ -114,10 +117,19 @@ func (b *BLAS) UpdateInto(geoms []Geometry) (*BLAS, error) {
 		return nil, err
 	}
 	defer in.release()
+	sharedPlans.Lock()
+	if b.plan == nil && len(b.primGeom) > 0 {
+		b.plan = planRefit(b.nodes, b.wide, b.wideSlots)
+	}
+	sharedPlans.Unlock()
 	c := b.Clone()
 	c.refitFrom(in)
 	return c, nil
 }
+
+// sharedPlans guards the refit plans that UpdateInto makes for its
+// sources, which may be updated into several structures at once.
+var sharedPlans sync.Mutex
 
 // updateHoldMin is the least count of slots of an update that holds the
 // crew (crewHoldFrom) and refits its parts in parallel (refitFrom): from
