@@ -71,24 +71,30 @@ func TestUpdateBLASRefitMatchesFreshBuild(t *testing.T) {
 
 func TestUpdateProceduralBLASRefit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	boxes := randomBoxes(rng, 500)
-	b := mustBLAS(t, []Geometry{AABBGeometry(boxes)}, BuildAllowUpdate)
-	for i := range boxes {
-		d := randVec(rng, 0.3)
-		boxes[i] = AABB{boxes[i].Min.Add(d), boxes[i].Max.Add(d)}
-	}
-	g := AABBGeometry(boxes)
-	if err := b.Update([]Geometry{g}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.checkInvariants(); err != nil {
-		t.Fatal(err)
-	}
-	fresh := mustBLAS(t, []Geometry{g}, 0)
-	for i, r := range randRays(rng, 500, 2) {
-		got, want := candidateSet(b, r), candidateSet(fresh, r)
-		if !slices.Equal(got, want) {
-			t.Fatalf("ray %d: refit candidates %v, fresh build %v", i, got, want)
+	// One part of the refit, and several refit in parallel (refitPlan).
+	for _, n := range []int{500, 12000} {
+		boxes := randomBoxes(rng, n)
+		b := mustBLAS(t, []Geometry{AABBGeometry(boxes)}, BuildAllowUpdate)
+		for i := range boxes {
+			d := randVec(rng, 0.3)
+			boxes[i] = AABB{boxes[i].Min.Add(d), boxes[i].Max.Add(d)}
+		}
+		g := AABBGeometry(boxes)
+		if err := b.Update([]Geometry{g}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.checkInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		if parts := len(b.plan.parts); (n > refitGrain) != (parts > 1) {
+			t.Fatalf("%d boxes refit in %d parts", n, parts)
+		}
+		fresh := mustBLAS(t, []Geometry{g}, 0)
+		for i, r := range randRays(rng, 500, 2) {
+			got, want := candidateSet(b, r), candidateSet(fresh, r)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d boxes, ray %d: refit candidates %v, fresh build %v", n, i, got, want)
+			}
 		}
 	}
 }
