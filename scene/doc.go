@@ -19,6 +19,9 @@
 //   - Default, the small embedded scene that `raypipe render` draws when
 //     given no file, built from the IcoSphere, Box and Quad helpers.
 //
+// Scene.Flatten turns a scene into one triangle list in world space, for
+// tracers and benchmarks without instancing.
+//
 // Conventions: right-handed, Y up (as glTF), float32 positions, linear RGB
 // colors (sRGB color textures are decoded to linear on load). Loaders never
 // panic on bad input; they return a *LoadError naming the file and, for
