@@ -47,8 +47,9 @@ git rev-parse --short HEAD >"$dir/commit"
 cat >"$dir/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs the scaling set on this machine's cores: three embreecmp runs of
-# the README's scenes, two with Embree capped at AVX2, BenchmarkBuild and
-# BenchmarkBuildPhases on 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
+# the README's scenes, two with Embree capped at AVX2, BenchmarkBuild,
+# BenchmarkBuildPhases (the CAD engine's too: BenchmarkBuildPhasesOfMesh)
+# and BenchmarkUpdatePhases on 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
 # and writes its own file under $OUT as it goes; SCENES replaces
 # embreecmp's scene flags (for a quick try), RUNS and AVX2_RUNS the
 # number of embreecmp runs (3 and 2), and SKIP lists steps to leave out
@@ -86,7 +87,8 @@ if step ab && ls accel-*.test >/dev/null 2>&1; then
   done >"$OUT/ab-build.txt" 2>&1
 fi
 step scaling && timeout 120 ./accel.test -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|SpatialSplits/build' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-scaling.txt" 2>&1
-step phases && timeout 120 ./accel.test -test.run '^$' -test.bench 'BuildPhases' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-phases.txt" 2>&1
+step phases && RAYPIPE_BENCH_MESH=$M/2CylinderEngine.glb timeout 150 ./accel.test -test.run '^$' -test.bench 'BuildPhases' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-phases.txt" 2>&1
+step phases && timeout 120 ./accel.test -test.run '^$' -test.bench 'UpdatePhases' -test.benchtime 200ms -test.cpu "1,2,4,8,$T" >"$OUT/update-phases.txt" 2>&1
 if step gogc; then
   for g in 100 400 off; do
     GOGC=$g timeout 60 ./accel.test -test.run '^$' -test.bench 'Build$/.*/100k' -test.benchtime 20x -test.cpu "$T" >"$OUT/build-gogc-$g.txt" 2>&1
