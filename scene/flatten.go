@@ -22,7 +22,7 @@ func (s *Scene) Flatten() (positions []vec.Vec3, indices []uint32, err error) {
 		}
 		for _, p := range s.Meshes[in.Mesh].Primitives {
 			base := len(positions)
-			if base+len(p.Positions) > math.MaxUint32 {
+			if uint64(base)+uint64(len(p.Positions)) > math.MaxUint32 {
 				return nil, nil, fmt.Errorf("scene: more than %d vertices", uint32(math.MaxUint32))
 			}
 			for _, v := range p.Positions {
