@@ -35,6 +35,7 @@ func FuzzLoadOBJ(f *testing.F) {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("loaded scene does not validate: %v", err)
 		}
+		checkFlattens(t, s)
 	})
 }
 
@@ -54,5 +55,28 @@ func FuzzLoadGLB(f *testing.F) {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("loaded scene does not validate: %v", err)
 		}
+		checkFlattens(t, s)
 	})
+}
+
+// checkFlattens checks that a loaded scene flattens (Scene.Flatten) to its
+// instanced triangles, every index within the positions, unless it has
+// none.
+func checkFlattens(t *testing.T, s *Scene) {
+	pos, idx, err := s.Flatten()
+	want := s.Stats().InstancedTriangles
+	if err != nil {
+		if want != 0 {
+			t.Fatalf("a scene of %d instanced triangles does not flatten: %v", want, err)
+		}
+		return
+	}
+	if len(idx) != 3*want {
+		t.Fatalf("flattened to %d triangles, want %d", len(idx)/3, want)
+	}
+	for _, k := range idx {
+		if int(k) >= len(pos) {
+			t.Fatalf("index %d of %d positions", k, len(pos))
+		}
+	}
 }
