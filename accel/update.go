@@ -310,7 +310,7 @@ func (b *BLAS) refitFrom(in updateInput) {
 		b.plan = planRefit(b.nodes, b.wide, b.wideSlots)
 	}
 	pl := b.plan
-	refitPart := func(k int) {
+	refit := func(k int) {
 		p := &pl.parts[k]
 		b.storeSlots(in, int(p.lo), int(p.hi))
 		b.refitPart(p)
@@ -323,10 +323,10 @@ func (b *BLAS) refitFrom(in updateInput) {
 		// of its own: one goroutine refits the few parts, as it refit
 		// such small structures before.
 		for k := range pl.parts {
-			refitPart(k)
+			refit(k)
 		}
 	} else {
-		crewRun(len(pl.parts), refitPart)
+		crewRun(len(pl.parts), refit)
 	}
 	buildPhase("parts")
 	for _, i := range pl.top {
