@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -100,7 +102,7 @@ func BenchmarkBuildPhases(b *testing.B) {
 		for _, s := range benchSizes[1:] {
 			g := benchScene(kind, s.tris)
 			b.Run(kind+"/"+s.name, func(b *testing.B) {
-				timePhases(b, func(int) {
+				timePhases(b, true, func(int) {
 					if _, err := BuildBLAS([]Geometry{g}, 0); err != nil {
 						b.Fatal(err)
 					}
@@ -125,7 +127,7 @@ func BenchmarkUpdatePhases(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				timePhases(b, func(i int) {
+				timePhases(b, false, func(i int) {
 					in := g
 					if i%2 == 0 {
 						in = moved
@@ -141,28 +143,63 @@ func BenchmarkUpdatePhases(b *testing.B) {
 
 // timePhases runs op(0), ..., op(b.N-1), timing the stages that end at
 // each buildPhase mark ("start" begins one), and reports each stage's
-// milliseconds per op.
-func timePhases(b *testing.B, op func(i int)) {
+// milliseconds per op. With collect, each op follows a garbage collection
+// outside the timing, as cmd/embreecmp times builds: back to back, a
+// build's allocations started a collection somewhere in the next one,
+// whose stages then took turns paying for it (on 16 processors, moving the
+// CAD engine's slot arrays' allocation from after its tree to beside it
+// moved 1.7 ms from the stages after the tree into the tree).
+//
+// With RAYPIPE_BENCH_CPU set (where processCPU can tell), each stage's
+// processor time is reported too, in milliseconds an op summed over the
+// process's threads: user ("-user-ms": the crew's workers spin a while
+// before they park, so it reads high where they wait) and kernel
+// ("-sys-ms": page faults, madvise); a stage of 2 ms with 16 ms of user
+// time kept about eight processors busy.
+func timePhases(b *testing.B, collect bool, op func(i int)) {
+	type stage struct{ wall, user, sys time.Duration }
 	var order []string
-	total := map[string]time.Duration{}
+	total := map[string]*stage{}
 	var last time.Time
+	var lastUser, lastSys time.Duration
+	cpu := os.Getenv("RAYPIPE_BENCH_CPU") != ""
 	testHookBuildPhase = func(phase string) {
 		now := time.Now()
+		var user, sys time.Duration
+		if cpu {
+			user, sys, cpu = processCPU()
+		}
 		if phase != "start" {
-			if _, ok := total[phase]; !ok {
+			st := total[phase]
+			if st == nil {
+				st = &stage{}
+				total[phase] = st
 				order = append(order, phase)
 			}
-			total[phase] += now.Sub(last)
+			st.wall += now.Sub(last)
+			st.user += user - lastUser
+			st.sys += sys - lastSys
 		}
-		last = now
+		last, lastUser, lastSys = now, user, sys
 	}
 	defer func() { testHookBuildPhase = nil }()
 	b.ResetTimer()
 	for i := range b.N {
+		if collect {
+			b.StopTimer()
+			runtime.GC()
+			b.StartTimer()
+		}
 		op(i)
 	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(b.N) }
 	for _, phase := range order {
-		b.ReportMetric(float64(total[phase])/1e6/float64(b.N), phase+"-ms")
+		st := total[phase]
+		b.ReportMetric(ms(st.wall), phase+"-ms")
+		if cpu {
+			b.ReportMetric(ms(st.user), phase+"-user-ms")
+			b.ReportMetric(ms(st.sys), phase+"-sys-ms")
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ func BenchmarkBuildPhasesOfMesh(b *testing.B) {
 			flags accel.BuildFlags
 		}{{"fastbuild", accel.BuildPreferFastBuild}, {"fasttrace", accel.BuildPreferFastTrace}} {
 			b.Run(filepath.Base(path)+"/"+f.name, func(b *testing.B) {
-				accel.TimePhases(b, func(int) {
+				accel.TimePhases(b, true, func(int) {
 					if _, err := accel.BuildBLAS([]accel.Geometry{g}, f.flags); err != nil {
 						b.Fatal(err)
 					}
