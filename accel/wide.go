@@ -107,11 +107,12 @@ func widenInto(nodes []node, slots *[]wideSlots) []wideNode {
 	// faults, into memory advised for huge pages. index[n] is the wide
 	// node of binary node n (where n roots one).
 	index := make([]uint32, len(nodes))
-	spawn := 0
+	var kids []wideKids
 	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(nodes) > planGrain {
-		spawn = 1 + b2i(procs > wideWidth)
+		kids = plan.number(nodes, 0, index, int(plan.prims[0])/(4*procs))
+	} else {
+		plan.numberInto(nodes, 0, index, &kids)
 	}
-	kids := plan.number(nodes, 0, index, spawn)
 	buildPhase("widenumber")
 	return plan.fillAll(nodes, kids, index, slots)
 }
@@ -252,11 +253,13 @@ type wideKids struct {
 // number lists the wide node rooted at binary node n and those below it,
 // depth first, setting index[m] to the place in the list of the wide node
 // each binary node m roots. The subtrees of n's wide node's children are
-// numbered in parallel (crewRun) for spawn more levels, each from 0,
-// and spliced in after it in order, their places shifted (the serial walk
-// over a 100k-triangle tree took a millisecond on one core).
-func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []wideKids {
-	if spawn == 0 {
+// numbered in parallel (crewRun) while n's holds more than grain
+// primitives, each from 0, and spliced in after it in order, their places
+// shifted (the serial walk over a 100k-triangle tree took a millisecond
+// on one core; two levels of wide nodes, 64 subtrees, left 16 processors
+// waiting on a few large ones in trees of uneven depth).
+func (p *widePlan) number(nodes []node, n uint32, index []uint32, grain int) []wideKids {
+	if int(p.prims[n]) <= grain {
 		var list []wideKids
 		p.numberInto(nodes, n, index, &list)
 		return list
@@ -265,7 +268,7 @@ func (p *widePlan) number(nodes []node, n uint32, index []uint32, spawn int) []w
 	var subs [wideWidth][]wideKids
 	crewRun(int(k.n), func(i int) {
 		if c := k.kids[i]; !nodes[c].isLeaf() {
-			subs[i] = p.number(nodes, c, index, spawn-1)
+			subs[i] = p.number(nodes, c, index, grain)
 		}
 	})
 	size := 1
@@ -375,8 +378,8 @@ type widePlan struct {
 // wideCosts are a node's costs in the plan, for 1 to wideWidth slots.
 type wideCosts [wideWidth]float32
 
-// planWide plans widen's cut of nodes, a subtree per goroutine near the
-// root for trees of more than planGrain nodes.
+// planWide plans widen's cut of nodes, in parallel for trees of more than
+// planGrain nodes.
 func planWide(nodes []node) widePlan {
 	p := widePlan{make([][wideWidth]uint8, len(nodes)), make([]uint32, len(nodes))}
 	// Areas in float64 (those of float32 boxes beyond about 1e19 overflow
@@ -385,45 +388,56 @@ func planWide(nodes []node) widePlan {
 	if a := halfArea64(&nodes[0].bounds); a > 0 {
 		unit = 1 / a
 	}
-	spawn := 0
-	if len(nodes) > planGrain {
-		spawn = bits.Len(uint(runtime.GOMAXPROCS(0))) + 1 // about 4*GOMAXPROCS subtrees
+	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(nodes) > planGrain {
+		p.planSubtree(nodes, 0, uint32(len(nodes)), unit, len(nodes)/(4*procs))
+	} else {
+		p.planSubtree(nodes, 0, 0, unit, -1)
 	}
-	p.planSubtree(nodes, 0, unit, spawn)
 	return p
 }
 
 // planGrain is the size of tree from which planWide runs in parallel.
 const planGrain = 1 << 13
 
-// planChildren plans the subtrees at first and first+1 in parallel (crewRun),
-// with spawn more levels of them, and returns their costs. It is apart
-// from planSubtree so that only spawning calls move the costs the
-// goroutine writes to the heap: in planSubtree every call did, an
-// allocation per binary inner node (10k of the 30k allocations of a
-// 10k-instance top-level build, the other 20k naming the instances for
-// errors that did not happen).
-func (p *widePlan) planChildren(nodes []node, first uint32, unit float64, spawn int) (lc, rc wideCosts) {
+// planChildren plans the subtrees at first and first+1 in parallel
+// (crewPair), the descendants of both being nodes [.., end), and returns
+// their costs. It is apart from planSubtree so that only spawning calls
+// move the costs the goroutine writes to the heap: in planSubtree every
+// call did, an allocation per binary inner node (10k of the 30k
+// allocations of a 10k-instance top-level build, the other 20k naming the
+// instances for errors that did not happen).
+func (p *widePlan) planChildren(nodes []node, first, end uint32, unit float64, grain int) (lc, rc wideCosts) {
+	mid := end // where the left child's descendants end
+	if r := &nodes[first+1]; !r.isLeaf() {
+		mid = r.first
+	}
 	crewPair(
-		func() { lc = p.planSubtree(nodes, first, unit, spawn) },
-		func() { rc = p.planSubtree(nodes, first+1, unit, spawn) })
+		func() { lc = p.planSubtree(nodes, first, mid, unit, grain) },
+		func() { rc = p.planSubtree(nodes, first+1, end, unit, grain) })
 	return lc, rc
 }
 
-// planSubtree plans the subtree at n, children first, the two children's
-// subtrees in parallel for spawn more levels, and returns n's costs.
-func (p *widePlan) planSubtree(nodes []node, n uint32, unit float64, spawn int) (cost wideCosts) {
+// planSubtree plans the subtree at n, children first, and returns n's
+// costs. While a subtree has more than grain nodes (grain < 0: none has)
+// its children's subtrees are planned in parallel (planChildren), sized
+// as the builders' depth-first layout places them: the descendants of
+// inner node n, its children first, are nodes [nodes[n].first, end) (its
+// right sibling's follow; a tree laid out otherwise is planned all the
+// same, its work shared less evenly). Sharing by depth instead, 64
+// subtrees on 16 processors, gave one subtree of the CAD engine's
+// spatial-split tree a tenth of its nodes.
+func (p *widePlan) planSubtree(nodes []node, n, end uint32, unit float64, grain int) (cost wideCosts) {
 	nd := &nodes[n]
 	if nd.isLeaf() {
 		p.prims[n] = nd.count
 		return cost // a leaf takes one slot and adds no wide node: cost 0, split 0
 	}
 	var lc, rc wideCosts
-	if spawn > 0 {
-		lc, rc = p.planChildren(nodes, nd.first, unit, spawn-1)
+	if grain >= 0 && int(end)-int(nd.first) > grain {
+		lc, rc = p.planChildren(nodes, nd.first, end, unit, grain)
 	} else {
-		lc = p.planSubtree(nodes, nd.first, unit, 0)
-		rc = p.planSubtree(nodes, nd.first+1, unit, 0)
+		lc = p.planSubtree(nodes, nd.first, 0, unit, -1)
+		rc = p.planSubtree(nodes, nd.first+1, 0, unit, -1)
 	}
 	p.prims[n] = p.prims[nd.first] + p.prims[nd.first+1]
 	// two[j] is the least cost of cutting both children into at most j

@@ -3,6 +3,8 @@ package accel
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/raypipe/raypipe/vec"
@@ -272,10 +274,17 @@ func TestIdentityTransformShortcutIsExact(t *testing.T) {
 // to eight primitive slots each, and whose inner boxes are their
 // children's unions.
 func randomBinaryTree(rng *rand.Rand, leaves int) []node {
+	return binaryTreeSplitting(rng, leaves, rng.IntN)
+}
+
+// binaryTreeSplitting is randomBinaryTree splitting the leaf pick(k) of
+// the k made so far, the newest last, until there are leaves leaves
+// (pick k-1: a chain).
+func binaryTreeSplitting(rng *rand.Rand, leaves int, pick func(k int) int) []node {
 	nodes := []node{{}}
 	open := []uint32{0} // the leaves so far: each split turns one into two
 	for len(open) < leaves {
-		i := rng.IntN(len(open))
+		i := pick(len(open))
 		n, first := open[i], uint32(len(nodes))
 		nodes = append(nodes, node{}, node{})
 		nodes[n].first = first
@@ -431,6 +440,77 @@ func TestWidenDegenerateBoxes(t *testing.T) {
 		}
 		if err := checkWide(widen(nodes), slots, func(uint32) AABB { return AABB{p, p} }); err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+}
+
+// depthFirst returns nodes laid out as the builders lay trees out: depth
+// first, each inner node's children adjacent, the left one's descendants
+// before the right one's.
+func depthFirst(nodes []node) []node {
+	out := []node{nodes[0]}
+	var place func(src, dst uint32)
+	place = func(src, dst uint32) {
+		out[dst] = nodes[src]
+		if nodes[src].isLeaf() {
+			return
+		}
+		c := uint32(len(out))
+		out[dst].first = c
+		out = append(out, node{}, node{})
+		place(nodes[src].first, c)
+		place(nodes[src].first+1, c+1)
+	}
+	place(0, 0)
+	return out
+}
+
+// widen plans and numbers large trees in parallel, sharing the work by
+// the sizes of subtrees that the depth-first layout gives: on any layout
+// and shape (a lopsided one too) the wide tree must be the one serial widening
+// makes, and valid.
+func TestWidenInParallelIsSerialWiden(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(47, 48))
+	random := randomBinaryTree(rng, 6000)
+	// Mostly splitting the newest leaves: one side of the root much
+	// deeper and larger than the other.
+	uneven := binaryTreeSplitting(rng, 5000, func(k int) int { return k - 1 - int(float64(k)*math.Pow(rng.Float64(), 6)) })
+	for _, tc := range []struct {
+		name  string
+		nodes []node
+	}{
+		{"random, in creation order", random},
+		{"random, depth first", depthFirst(random)},
+		{"uneven, in creation order", uneven},
+		{"uneven, depth first", depthFirst(uneven)},
+	} {
+		if len(tc.nodes) <= planGrain {
+			t.Fatalf("%s: %d nodes, not above planGrain: weak test", tc.name, len(tc.nodes))
+		}
+		slots := 0
+		for i := range tc.nodes {
+			slots += int(tc.nodes[i].count)
+		}
+		runtime.GOMAXPROCS(1)
+		var serialCut []wideSlots
+		serial := widenInto(tc.nodes, &serialCut)
+		for _, procs := range []int{3, 16} {
+			runtime.GOMAXPROCS(procs)
+			var cut []wideSlots
+			wide := widenInto(tc.nodes, &cut)
+			if !slices.Equal(wide, serial) || !slices.Equal(cut, serialCut) {
+				t.Fatalf("%s: GOMAXPROCS %d widens otherwise than GOMAXPROCS 1", tc.name, procs)
+			}
+		}
+		boxes := make([]AABB, slots)
+		for _, n := range tc.nodes {
+			for s := n.first; n.isLeaf() && s < n.first+n.count; s++ {
+				boxes[s] = n.bounds
+			}
+		}
+		if err := checkWide(serial, slots, func(s uint32) AABB { return boxes[s] }); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
 		}
 	}
 }
