@@ -48,8 +48,12 @@ func newLeafRows(n int) []float32 {
 	if !(simdAvailable || leafAsm) || n == 0 {
 		return nil
 	}
-	return hugeSlice[float32](rowsPerSlot*n+8, rowsPerSlot*n+8)
+	return hugeSlice[float32](leafRowsLen(n), leafRowsLen(n))
 }
+
+// leafRowsLen is the length of the leaf rows of n slots: rowsPerSlot
+// floats a slot and eight of padding.
+func leafRowsLen(n int) int { return rowsPerSlot*n + 8 }
 
 // leafRowsInto is leafRows into rows from newLeafRows(len(b.tris)).
 func (b *BLAS) leafRowsInto(rows []float32) []float32 {

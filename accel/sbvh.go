@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -126,6 +127,11 @@ type sbvh struct {
 	// inside its room (a range of the same indices in both), and its
 	// children's in its room in the other buffer (see build).
 	bufs [2][]bref
+	// open counts the nodes of the top levels not yet split or delegated,
+	// and refs the refs delegated so far; when the last is delegated,
+	// refs is the bound sbvhBuild hands sized.
+	open, refs atomic.Int64
+	sized      func(bound int)
 }
 
 // span is a range of indices of sbvh.bufs.
@@ -144,11 +150,24 @@ type sbvhPart struct {
 // cb) like buildBVHRefs, with spatial splits in its top levels; tris holds
 // each ref id's triangle (splitTriangles). Leaves hold no primitive twice.
 // The tree does not depend on goroutine scheduling.
-func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVerts) ([]node, []uint32) {
-	s := &sbvh{p: p, tris: tris, rootArea: bb.halfArea()}
+//
+// sized, unless nil, is called once, as soon as the top levels are split
+// (on some goroutine of the build, before it returns), with a bound on
+// the tree's slots: the count of the refs and fragments the subtrees
+// below them are built over, which only their leaves' merged fragments
+// make more than the slots (the CAD engine's 145,229 slots: none). A
+// build allocates its slot arrays then, alongside the subtrees' builds.
+// With one goroutine the top levels are split depth first, so the call
+// comes late in the build, which then waits for nothing either.
+func sbvhBuild(refs []bref, bb binBox, cb centroids, p buildParams, tris []triVerts, sized func(bound int)) ([]node, []uint32) {
+	s := &sbvh{p: p, tris: tris, rootArea: bb.halfArea(), sized: sized}
 	if !s.choose(refs, &bb, &cb, sbvhBudget*float64(len(refs)) >= 1, 0).spatial {
+		if sized != nil {
+			sized(len(refs))
+		}
 		return buildBVHRefs(refs, bb, cb, p) // the tree without spatial splits
 	}
+	s.open.Store(1) // the root
 	size := len(refs) + int(sbvhBudget*float64(len(refs)))
 	buf0, release0 := tempSlice[bref](size)
 	defer release0()
@@ -269,6 +288,7 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	next := cur ^ 1
 	lrefs, rrefs := span{room.lo, room.lo + sp.nl}, span{room.lo + sp.rlo, room.lo + sp.rlo + sp.nr}
 	t := &sbvhPart{bounds: bb.aabb()}
+	s.open.Add(1) // two children for one node
 	// The children are built in parallel down to the smallest nodes of
 	// the top levels (sbvhGrain): below 8192 refs they were built one
 	// after the other, and on 16 processors such a subtree's chain of
@@ -285,6 +305,10 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 // other buffer, inside the node's room, is the builder's second buffer.
 func (s *sbvh) delegate(cur int, refs span, bb binBox, cb centroids, depth int) *sbvhPart {
 	src, scratch := s.bufs[cur][refs.lo:refs.hi], s.bufs[cur^1][refs.lo:refs.hi]
+	s.refs.Add(int64(len(src)))
+	if s.open.Add(-1) == 0 && s.sized != nil {
+		s.sized(int(s.refs.Load())) // every other delegation has added its refs
+	}
 	nodes, order := buildIn(src, scratch, bb, cb, s.p, grainFor(len(src), runtime.GOMAXPROCS(0)), depth, false)
 	return &sbvhPart{nodes: nodes, order: dedupeLeaves(nodes, order)}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/raypipe/raypipe/internal/meshgen"
@@ -389,5 +390,61 @@ func TestMeshesWithoutSpatialSplitsKeepTheirTree(t *testing.T) {
 		if !slices.Equal(a.nodes, b.nodes) || !slices.Equal(a.primIndex, b.primIndex) {
 			t.Fatalf("soup %d: the opaque tree differs from the non-opaque one", i)
 		}
+	}
+}
+
+// A build with spatial splits allocates its slot arrays as soon as its top
+// levels are split, for the bound on the slots that sbvhBuild hands it
+// (on the crew, beside the subtrees' builds, from asyncAlloc slots): the
+// bound must come once and hold every slot (merging a leaf's fragments
+// only lowers the count), and the BLAS must hold exactly its slots, leaf
+// rows and all, whichever goroutine allocated them.
+func TestSpatialSplitSlotBoundHoldsEverySlot(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	n := sbvhMin + sbvhMin/4
+	pos := slivers(rand.New(rand.NewPCG(uint64(n), 9)), n)
+	tris := make([]triVerts, n)
+	refs := make([]bref, n)
+	for i := range tris {
+		tris[i] = triVerts{pos[3*i], pos[3*i+1], pos[3*i+2]}
+		box := triBounds(&tris[i])
+		refs[i] = bref{box.Min.X, box.Min.Y, box.Min.Z, -box.Max.X, -box.Max.Y, -box.Max.Z, uint32(i)}
+	}
+	bb, cb := rangeBounds(refs)
+	most := n + int(sbvhBudget*float64(n))
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		var calls, bound atomic.Int64
+		_, order := sbvhBuild(slices.Clone(refs), bb, cb, paramsFor(BuildPreferFastTrace), tris, func(b int) {
+			calls.Add(1)
+			bound.Store(int64(b))
+		})
+		if calls.Load() != 1 || int(bound.Load()) < len(order) || int(bound.Load()) > most || len(order) <= n {
+			t.Fatalf("GOMAXPROCS %d: bound %d (given %d times) for %d slots, want one bound from the slots to %d, and spatial splits", procs, bound.Load(), calls.Load(), len(order), most)
+		}
+	}
+	// Where leaves merged fragments, the arrays are cut to the slots.
+	var cut BLAS
+	cut.typ = GeometryTriangles
+	cut.allocSlots(most)
+	cut.trimSlots(n + 7)
+	if s := n + 7; len(cut.primIndex) != s || len(cut.primGeom) != s || len(cut.tris) != s || cut.rows != nil && len(cut.rows) != leafRowsLen(s) {
+		t.Fatalf("trimmed to %d slots: arrays of %d, %d, %d and rows %d", s, len(cut.primIndex), len(cut.primGeom), len(cut.tris), len(cut.rows))
+	}
+	// A BLAS whose arrays are allocated on the crew.
+	n = asyncAlloc + asyncAlloc/8
+	pos = slivers(rand.New(rand.NewPCG(uint64(n), 9)), n)
+	b := mustBLAS(t, []Geometry{TriangleGeometry(pos, nil)}, BuildPreferFastTrace)
+	slots := b.TreeStats().References
+	if len(b.primIndex) != slots || len(b.primGeom) != slots || len(b.tris) != slots || b.rows != nil && len(b.rows) != leafRowsLen(slots) ||
+		slots <= n || cap(b.tris) < slots || cap(b.tris) > n+int(sbvhBudget*float64(n)) {
+		t.Fatalf("%d slots (%d slivers), arrays of %d, %d, %d (capacity %d) and rows %d", slots, n, len(b.primIndex), len(b.primGeom), len(b.tris), cap(b.tris), len(b.rows))
+	}
+	if err := b.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	rays := raysAtTriangles(rand.New(rand.NewPCG(uint64(n), 10)), pos, 60)
+	if hits := oracleBLAS(t, b, rays); hits < len(rays)/2 {
+		t.Fatalf("only %d of %d rays hit", hits, len(rays))
 	}
 }
