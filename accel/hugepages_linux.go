@@ -11,10 +11,6 @@ const (
 	madvHugePage = 14
 )
 
-// hugePageSize is the size of a transparent huge page on amd64 and on
-// arm64 with 4 KiB pages.
-const hugePageSize = 2 << 20
-
 // adviseHugePages marks the whole huge pages inside the n zero bytes at p
 // for transparent huge pages (MADV_HUGEPAGE) and hands back to the kernel
 // whatever small pages back them (MADV_DONTNEED), so that the next write
@@ -23,14 +19,18 @@ const hugePageSize = 2 << 20
 // change those. Private anonymous pages that were handed back read as
 // zeros again, so the bytes stay what they were. Errors are ignored: the
 // advice only changes how the memory is backed.
-func adviseHugePages(p unsafe.Pointer, n uintptr) {
-	start := (uintptr(p) + hugePageSize - 1) &^ (hugePageSize - 1)
-	end := (uintptr(p) + n) &^ (hugePageSize - 1)
-	if p == nil || end <= start {
-		return
+//
+// It returns the offset from p of the first huge page advised and how many
+// there are (none where the kernel took no advice).
+func adviseHugePages(p unsafe.Pointer, n uintptr) (first uintptr, pages int) {
+	first, pages = hugePagesIn(p, n)
+	if p == nil || pages == 0 {
+		return 0, 0
 	}
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage); e != 0 {
-		return // no transparent huge pages here: leave the pages alone
+	start, size := uintptr(p)+first, uintptr(pages)*hugePageSize
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, size, madvHugePage); e != 0 {
+		return 0, 0 // no transparent huge pages here: leave the pages alone
 	}
-	syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvDontNeed)
+	syscall.Syscall(syscall.SYS_MADVISE, start, size, madvDontNeed)
+	return first, pages
 }

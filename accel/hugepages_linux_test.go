@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -82,4 +84,40 @@ func vmFlagsAt(a uintptr) (string, error) {
 		return "", err
 	}
 	return "", os.ErrNotExist
+}
+
+// TestHugeSliceFaultsItsHugePagesIn checks that hugeSlice hands back its
+// advised huge pages faulted in (mincore: resident), each once by a part
+// of its own rather than by whichever stage writes first, and the whole
+// slice zero.
+func TestHugeSliceFaultsItsHugePagesIn(t *testing.T) {
+	// A heap of garbage first, so that the slice may reuse written memory.
+	junk := make([]uint64, 3<<20)
+	for i := range junk {
+		junk[i] = uint64(i) | 1
+	}
+	junk = nil
+	runtime.GC()
+	if mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(mode), "[never]") {
+		t.Skip("transparent huge pages are off or unknown here")
+	}
+	s := hugeSlice[uint64](5<<18, 5<<18) // 10 MiB: four whole huge pages at least
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	start := (p + hugePageSize - 1) &^ (hugePageSize - 1)
+	pages := int((p + uintptr(len(s))*8 - start) / hugePageSize)
+	vec := make([]byte, pages*hugePageSize/os.Getpagesize())
+	if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, start, uintptr(pages*hugePageSize), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		t.Skip("mincore:", e)
+	}
+	for k := range pages {
+		if vec[k*hugePageSize/os.Getpagesize()]&1 == 0 {
+			t.Errorf("huge page %d of %d not resident", k, pages)
+		}
+	}
+	for i, v := range s {
+		if v != 0 {
+			t.Fatalf("s[%d] = %#x, want 0", i, v)
+		}
+	}
+	runtime.KeepAlive(junk)
 }

@@ -5,4 +5,4 @@ package accel
 import "unsafe"
 
 // adviseHugePages does nothing here (see hugepages.go).
-func adviseHugePages(p unsafe.Pointer, n uintptr) {}
+func adviseHugePages(p unsafe.Pointer, n uintptr) (first uintptr, pages int) { return 0, 0 }

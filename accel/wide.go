@@ -121,6 +121,10 @@ func widenInto(nodes []node, slots *[]wideSlots) []wideNode {
 // parallel chunks, and their wideSlots into *slots unless slots is nil.
 func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, slots *[]wideSlots) []wideNode {
 	out := hugeSlice[wideNode](len(kids), len(kids))
+	// Faulted in here, on one goroutine (touchPages): by the parallel
+	// fill's first writes, the CAD engine's fast build took 2.3-2.5 ms to
+	// fill its wide nodes on 16 Xeon processors, 0.7-0.95 touched first.
+	touchPages(out)
 	var in []wideSlots
 	if slots != nil {
 		in = make([]wideSlots, len(kids))
