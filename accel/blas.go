@@ -267,8 +267,12 @@ func (b *BLAS) build(dec []decodedGeometry) {
 			allocated = goAlloc(bound >= asyncAlloc, func() { b.allocSlots(bound) })
 		})
 		buildPhase("tree")
-		<-allocated
-		b.trimSlots(len(order))
+		if allocated == nil { // sbvhBuild always gives its bound; never hang if not
+			b.allocSlots(len(order))
+		} else {
+			<-allocated
+			b.trimSlots(len(order))
+		}
 	} else {
 		// A tree without spatial splits has a slot per ref: its slot
 		// arrays are allocated (and zeroed) while the tree is built.

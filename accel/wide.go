@@ -103,9 +103,8 @@ func widenInto(nodes []node, slots *[]wideSlots) []wideNode {
 	plan := planWide(nodes)
 	buildPhase("wideplan")
 	// Number the wide nodes depth-first and list their children, then
-	// fill them in parallel: filling writes 256 bytes a node, and its page
-	// faults, into memory advised for huge pages. index[n] is the wide
-	// node of binary node n (where n roots one).
+	// fill them in parallel: filling writes 256 bytes a node. index[n] is
+	// the wide node of binary node n (where n roots one).
 	index := make([]uint32, len(nodes))
 	var kids []wideKids
 	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(nodes) > planGrain {
