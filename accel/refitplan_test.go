@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -28,7 +29,7 @@ func TestRefitPlanCutsBuiltTreesIntoParts(t *testing.T) {
 					pl := planRefitBy(b.nodes, grain)
 					checkRefitPlan(t, b.nodes, len(b.primGeom), pl, grain)
 					if b.wideSlots != nil {
-						pl.placeWide(b.nodes, b.wide, b.wideSlots)
+						pl.placeWide(b.wide, b.wideSlots)
 						checkWidePlaced(t, b, pl)
 					}
 					if len(pl.parts) == 1 && n > int(grain)*maxLeafCount {
@@ -37,6 +38,70 @@ func TestRefitPlanCutsBuiltTreesIntoParts(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// planRefit trusts a tree's layout only after one walk over it
+// (depthFirst): trees of any shape, lopsided ones too, laid out as the
+// builders lay theirs out are cut into parts that cover them; the same
+// trees in another order of nodes, or with their leaves' slots out of
+// order, are one part.
+func TestRefitPlanCutsOnlyTreesLaidOutDepthFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	swaps := 0
+	for trial := range 40 {
+		leaves := 2 + rng.IntN(3000)
+		tree := randomBinaryTree(rng, leaves)
+		if trial%2 == 1 { // mostly the newest leaves split: deep on one side
+			tree = binaryTreeSplitting(rng, leaves, func(k int) int { return k - 1 - int(float64(k)*math.Pow(rng.Float64(), 6)) })
+		}
+		slots := 0
+		for _, n := range tree {
+			if n.isLeaf() {
+				slots += int(n.count)
+			}
+		}
+		tidy := laidOutDepthFirst(tree)
+		if !depthFirst(tidy) {
+			t.Fatalf("trial %d: a tree laid out depth first fails depthFirst", trial)
+		}
+		for _, grain := range []uint32{1, 8, 64, 1024} {
+			checkRefitPlan(t, tidy, slots, planRefitBy(tidy, grain), grain)
+		}
+		oneUnlessTidy := func(what string, nodes []node) {
+			t.Helper()
+			if depthFirst(nodes) {
+				t.Fatalf("trial %d: %s passes depthFirst", trial, what)
+			}
+			pl := planRefitBy(nodes, 8)
+			if len(pl.parts) != 1 || pl.parts[0].root != 0 || len(pl.top) != 0 {
+				t.Fatalf("trial %d: %s: %d parts, %d top nodes; want the whole tree as one part", trial, what, len(pl.parts), len(pl.top))
+			}
+			checkRefitPlan(t, nodes, slots, pl, uint32(slots))
+		}
+		if !slices.Equal(tree, tidy) {
+			oneUnlessTidy("a tree in creation order", tree)
+		}
+		// Two leaves' slots swapped: a valid tree, its slots not depth first.
+		swapped := slices.Clone(tidy)
+		var tidyLeaves []int
+		for i, n := range swapped {
+			if n.isLeaf() {
+				tidyLeaves = append(tidyLeaves, i)
+			}
+		}
+		a := tidyLeaves[0]
+		for _, b := range tidyLeaves[2:] { // not a's sibling: another parent
+			if swapped[b].count == swapped[a].count {
+				swapped[a].first, swapped[b].first = swapped[b].first, swapped[a].first
+				oneUnlessTidy("a tree with two leaves' slots swapped", swapped)
+				swaps++
+				break
+			}
+		}
+	}
+	if swaps < 30 {
+		t.Fatalf("slots swapped in %d trees of 40: weak test", swaps)
 	}
 }
 
@@ -195,7 +260,7 @@ func TestRefitPlanOfWideNodesOutOfOrderLeavesThemApart(t *testing.T) {
 		wide[w].n = uint32(len(kids))
 		copy(slots[w][:], kids)
 	}
-	pl.placeWide(nodes, wide, slots)
+	pl.placeWide(wide, slots)
 	if !pl.wideInParts || pl.parts[0].wideLo != 0 || pl.parts[0].wideHi != 1 || pl.parts[1].wideLo != 1 || pl.parts[1].wideHi != 2 || !slices.Equal(pl.wideTop, []uint32{2}) {
 		t.Fatalf("in order: %+v, top %v", pl.parts, pl.wideTop)
 	}
@@ -213,7 +278,7 @@ func TestRefitPlanOfWideNodesOutOfOrderLeavesThemApart(t *testing.T) {
 	if len(pl.parts) != 2 || pl.parts[0].nodeLo != 3 || pl.parts[0].nodeHi != 7 || pl.parts[1].nodeLo != 7 {
 		t.Fatalf("parts %+v, want nodes 3-6 and 7-8", pl.parts)
 	}
-	pl.placeWide(nodes, wide, slots)
+	pl.placeWide(wide, slots)
 	if pl.wideInParts || pl.wideTop != nil || pl.parts[0].wideHi != 0 {
 		t.Fatalf("out of order: placed %+v, top %v", pl.parts, pl.wideTop)
 	}

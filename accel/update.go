@@ -91,9 +91,10 @@ func (b *BLAS) slotBox(s uint32) AABB {
 // or rebuilt ("Data rules").
 //
 // The refit runs on every processor in parts of the tree; the first update
-// plans them (on one Zen 3 core about half an update's time more at 10k and
-// 100k triangles, a fifth at 1M) and b keeps the plan (a few dozen bytes
-// per 2048 primitives, counted in PostBuildInfo's CurrentSize).
+// plans them (a walk over the tree: on one Zen 3 core 8-16 us at 10k
+// triangles, 0.13 ms at 100k, 1.5 ms at 1M, a tenth of an update or less)
+// and b keeps the plan (a few dozen bytes per 2048 primitives, counted in
+// PostBuildInfo's CurrentSize).
 func (b *BLAS) Update(geoms []Geometry) error {
 	defer crewHoldFrom(len(b.primGeom), updateHoldMin)()
 	buildPhase("start")

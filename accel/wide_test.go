@@ -444,10 +444,10 @@ func TestWidenDegenerateBoxes(t *testing.T) {
 	}
 }
 
-// depthFirst returns nodes laid out as the builders lay trees out: depth
+// laidOutDepthFirst returns nodes laid out as the builders lay trees out: depth
 // first, each inner node's children adjacent, the left one's descendants
 // before the right one's.
-func depthFirst(nodes []node) []node {
+func laidOutDepthFirst(nodes []node) []node {
 	out := []node{nodes[0]}
 	var place func(src, dst uint32)
 	place = func(src, dst uint32) {
@@ -481,9 +481,9 @@ func TestWidenInParallelIsSerialWiden(t *testing.T) {
 		nodes []node
 	}{
 		{"random, in creation order", random},
-		{"random, depth first", depthFirst(random)},
+		{"random, depth first", laidOutDepthFirst(random)},
 		{"uneven, in creation order", uneven},
-		{"uneven, depth first", depthFirst(uneven)},
+		{"uneven, depth first", laidOutDepthFirst(uneven)},
 	} {
 		if len(tc.nodes) <= planGrain {
 			t.Fatalf("%s: %d nodes, not above planGrain: weak test", tc.name, len(tc.nodes))
