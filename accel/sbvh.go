@@ -128,10 +128,11 @@ type sbvh struct {
 	// children's in its room in the other buffer (see build).
 	bufs [2][]bref
 	// open counts the nodes of the top levels not yet split or delegated,
-	// and refs the refs delegated so far; when the last is delegated,
-	// refs is the bound sbvhBuild hands sized.
-	open, refs atomic.Int64
-	sized      func(bound int)
+	// and delegated the refs handed to the object-split builder so far;
+	// when the last node is delegated, delegated is the bound sbvhBuild
+	// hands sized.
+	open, delegated atomic.Int64
+	sized           func(bound int)
 }
 
 // span is a range of indices of sbvh.bufs.
@@ -305,9 +306,9 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 // other buffer, inside the node's room, is the builder's second buffer.
 func (s *sbvh) delegate(cur int, refs span, bb binBox, cb centroids, depth int) *sbvhPart {
 	src, scratch := s.bufs[cur][refs.lo:refs.hi], s.bufs[cur^1][refs.lo:refs.hi]
-	s.refs.Add(int64(len(src)))
+	s.delegated.Add(int64(len(src)))
 	if s.open.Add(-1) == 0 && s.sized != nil {
-		s.sized(int(s.refs.Load())) // every other delegation has added its refs
+		s.sized(int(s.delegated.Load())) // every other delegation has added its refs
 	}
 	nodes, order := buildIn(src, scratch, bb, cb, s.p, grainFor(len(src), runtime.GOMAXPROCS(0)), depth, false)
 	return &sbvhPart{nodes: nodes, order: dedupeLeaves(nodes, order)}
