@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"strings"
@@ -171,5 +172,47 @@ func TestBadInstancesNamesTheFirst(t *testing.T) {
 		_, err := BuildTLAS(insts, 0)
 		wantInputError(t, err, "instance 4100", "Transform", "not finite")
 		wantInputError(t, tl.Update(insts), "instance 4100", "Transform", "not finite")
+	}
+}
+
+// Geometry.SetPositions writes the positions as TriangleGeometry lays them
+// out, and refuses, writing nothing, a geometry it cannot write them into
+// or another count of vertices, with an *InputError naming the field.
+func TestSetPositionsWritesTriangleGeometrysLayoutOrRefuses(t *testing.T) {
+	pos := []vec.Vec3{{X: 1, Y: 2, Z: 3}, {X: -4, Y: 5.5, Z: 0}, {X: 7, Y: -8, Z: 9.25}, {X: 0.5}}
+	moved := []vec.Vec3{{X: 2}, {Y: -1, Z: 3}, {X: 1e-3, Y: 1e3, Z: -7}, {X: 9, Y: 9, Z: 9}}
+	g := TriangleGeometry(pos, []uint32{0, 1, 2, 0, 2, 3})
+	if err := g.SetPositions(moved); err != nil {
+		t.Fatal(err)
+	}
+	if want := TriangleGeometry(moved, nil).Triangles.VertexBuffer; string(g.Triangles.VertexBuffer) != string(want) {
+		t.Fatalf("vertex buffer % x, want % x", g.Triangles.VertexBuffer, want)
+	}
+	boxes := Geometry{Type: GeometryProceduralAABBs}
+	strided := TriangleGeometry(pos, nil)
+	strided.Triangles.VertexStride = 16
+	half := TriangleGeometry(pos, nil)
+	half.Triangles.VertexFormat = FormatR16G16B16A16Float
+	for _, c := range []struct {
+		name  string
+		g     *Geometry
+		pos   []vec.Vec3
+		field string
+	}{
+		{"boxes", &boxes, moved, "Type"},
+		{"stride 16", &strided, moved, "VertexFormat"},
+		{"half floats", &half, moved, "VertexFormat"},
+		{"a vertex fewer", &g, moved[1:], "positions"},
+		{"a vertex more", &g, append(moved, vec.Vec3{}), "positions"},
+	} {
+		before := string(c.g.Triangles.VertexBuffer)
+		err := c.g.SetPositions(c.pos)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != c.field || !strings.Contains(err.Error(), "SetPositions") {
+			t.Errorf("%s: error %v, want an *InputError on %s", c.name, err, c.field)
+		}
+		if string(c.g.Triangles.VertexBuffer) != before {
+			t.Errorf("%s: the vertex buffer changed", c.name)
+		}
 	}
 }

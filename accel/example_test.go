@@ -1,7 +1,6 @@
 package accel_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -122,10 +121,11 @@ func ExampleBLAS_Update() {
 	hit, _ := blas.Intersect(ray, 0)
 	fmt.Printf("before: t=%g\n", hit.T)
 
-	// Lift the quad's right edge to z=2: vertices 1 and 2 (x, y, z as
-	// little-endian float32s, 12 bytes a vertex).
-	for _, v := range []int{1, 2} {
-		binary.LittleEndian.PutUint32(quad.Triangles.VertexBuffer[12*v+8:], math.Float32bits(2))
+	// Lift the quad's right edge to z=2 (vertices 1 and 2), in its own
+	// vertex buffer.
+	if err := quad.SetPositions([]vec.Vec3{{X: -1, Y: -1}, {X: 1, Y: -1, Z: 2}, {X: 1, Y: 1, Z: 2}, {X: -1, Y: 1}}); err != nil {
+		fmt.Println(err)
+		return
 	}
 	if err := blas.Update([]accel.Geometry{quad}); err != nil {
 		fmt.Println(err)

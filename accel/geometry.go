@@ -117,14 +117,7 @@ func TriangleGeometry(positions []vec.Vec3, indices []uint32) Geometry {
 	// with the build, and it is otherwise a serial pass over every vertex
 	// and index.
 	vb := make([]byte, 12*len(positions))
-	parallelChunks(splitWork(len(positions)), func(_, lo, hi int) {
-		for i, p := range positions[lo:hi] {
-			b := vb[12*(lo+i):]
-			binary.LittleEndian.PutUint32(b, math.Float32bits(p.X))
-			binary.LittleEndian.PutUint32(b[4:], math.Float32bits(p.Y))
-			binary.LittleEndian.PutUint32(b[8:], math.Float32bits(p.Z))
-		}
-	})
+	parallelChunks(splitWork(len(positions)), func(_, lo, hi int) { putPositions(vb[12*lo:12*hi], positions[lo:hi]) })
 	t := Triangles{VertexBuffer: vb, VertexFormat: FormatR32G32B32Float, VertexStride: 12, VertexCount: len(positions)}
 	if indices != nil {
 		ib := make([]byte, 4*len(indices))
@@ -538,6 +531,43 @@ func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int, order []uin
 			out[2] = *(*vec.Vec3)(unsafe.Add(base, int(t[2])*stride))
 		}
 	})
+}
+
+// SetPositions writes positions into g's vertex buffer, laid out as
+// TriangleGeometry lays them out (FormatR32G32B32Float, 12 bytes a
+// vertex), for a program that moves a mesh's vertices and updates its BLAS
+// from the same geometry (BLAS.Update), its index buffer kept. It returns
+// an *InputError, and writes nothing, where g is not such a geometry or
+// positions has another count of vertices.
+func (g *Geometry) SetPositions(positions []vec.Vec3) error {
+	t := &g.Triangles
+	switch {
+	case g.Type != GeometryTriangles:
+		return inputErr("Geometry.SetPositions", "Type", "not a triangle geometry")
+	case t.VertexFormat != FormatR32G32B32Float || (t.VertexStride != 12 && t.VertexStride != 0):
+		return inputErr("Geometry.SetPositions", "VertexFormat", "vertices are not 12-byte FormatR32G32B32Float (stride %d)", t.VertexStride)
+	case len(positions) != t.VertexCount || len(t.VertexBuffer) != 12*t.VertexCount:
+		return inputErr("Geometry.SetPositions", "positions", "%d positions for %d vertices in a buffer of %d bytes", len(positions), t.VertexCount, len(t.VertexBuffer))
+	}
+	putPositions(t.VertexBuffer, positions)
+	return nil
+}
+
+// putPositions writes positions into vb, 12 bytes a vertex in
+// FormatR32G32B32Float: one copy of their bytes on a little-endian
+// machine, else component by component.
+func putPositions(vb []byte, positions []vec.Vec3) {
+	_ = [1]struct{}{}[unsafe.Sizeof(vec.Vec3{})-12] // three float32s, no padding
+	if nativeLittleEndian {
+		copy(vb, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(positions))), 12*len(positions)))
+		return
+	}
+	for i, p := range positions {
+		b := vb[12*i:]
+		binary.LittleEndian.PutUint32(b, math.Float32bits(p.X))
+		binary.LittleEndian.PutUint32(b[4:], math.Float32bits(p.Y))
+		binary.LittleEndian.PutUint32(b[8:], math.Float32bits(p.Z))
+	}
 }
 
 // nativeLittleEndian reports whether this machine stores words little end

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/raypipe/raypipe/accel"
 	"github.com/raypipe/raypipe/internal/embree"
@@ -81,34 +79,13 @@ type raypipeUpdatable struct {
 }
 
 func (u raypipeUpdatable) Update(positions []vec.Vec3) error {
-	if 12*len(positions) != len(u.geom.Triangles.VertexBuffer) {
-		return fmt.Errorf("raypipe: %d positions, the BLAS was built with %d", len(positions), len(u.geom.Triangles.VertexBuffer)/12)
+	if err := u.geom.SetPositions(positions); err != nil {
+		return err
 	}
-	putPositions(u.geom.Triangles.VertexBuffer, positions)
 	return u.blas.Update([]accel.Geometry{u.geom})
 }
 
 func (raypipeUpdatable) Close() {}
-
-// putPositions copies positions into vb, a vertex buffer of as many
-// vertices in FormatR32G32B32Float (as TriangleGeometry lays them out): one
-// copy of their bytes on a little-endian machine, as Embree's refit copies
-// them (memcpy), else component by component.
-func putPositions(vb []byte, positions []vec.Vec3) {
-	if littleEndian {
-		copy(vb, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(positions))), 12*len(positions)))
-		return
-	}
-	for i, p := range positions {
-		binary.LittleEndian.PutUint32(vb[12*i:], math.Float32bits(p.X))
-		binary.LittleEndian.PutUint32(vb[12*i+4:], math.Float32bits(p.Y))
-		binary.LittleEndian.PutUint32(vb[12*i+8:], math.Float32bits(p.Z))
-	}
-}
-
-// littleEndian reports whether this machine stores a float32 as its
-// little-endian bytes, as the vertex buffers hold them.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // raypipeBottom is a BLAS for Top; the garbage collector frees it.
 type raypipeBottom struct{ blas *accel.BLAS }
