@@ -198,32 +198,34 @@ func (pl *refitPlan) placeWide(wide []wideNode, slots []wideSlots) {
 		}
 	}
 	slices.SortFunc(inner, func(a, b int32) int { return int(pl.parts[a].nodeLo) - int(pl.parts[b].nodeLo) })
-	partOf := func(lo, hi uint32) int32 { // part+1 whose range holds [lo, hi], else 0
+	holds := func(k int32, lo, hi uint32) bool { // part k-1's range holds [lo, hi]
+		p := &pl.parts[k-1]
+		return p.nodeLo <= lo && hi < p.nodeHi
+	}
+	// partOf returns part+1 whose range holds [lo, hi], else 0, trying
+	// first the part the last wide node went to (last): its neighbours'.
+	last := int32(0)
+	partOf := func(lo, hi uint32) int32 {
+		if last > 0 && holds(last, lo, hi) {
+			return last
+		}
 		j, _ := slices.BinarySearchFunc(inner, lo, func(k int32, n uint32) int {
 			if pl.parts[k].nodeHi <= n {
 				return -1
 			}
 			return 1
 		})
-		if j < len(inner) {
-			if p := &pl.parts[inner[j]]; p.nodeLo <= lo && hi < p.nodeHi {
-				return inner[j] + 1
-			}
+		if j < len(inner) && holds(inner[j]+1, lo, hi) {
+			return inner[j] + 1
 		}
 		return 0
 	}
 	count := make([]uint32, len(pl.parts))
-	last := int32(0) // the part the last wide node went to: its neighbours' likely
 	for w := range wide {
 		kids := slots[w][:wide[w].n]
 		k := int32(0)
 		if len(kids) > 0 {
-			lo, hi := slices.Min(kids), slices.Max(kids)
-			if p := &pl.parts[max(last-1, 0)]; last > 0 && p.nodeLo <= lo && hi < p.nodeHi {
-				k = last
-			} else {
-				k = partOf(lo, hi)
-			}
+			k = partOf(slices.Min(kids), slices.Max(kids))
 			last = k
 		}
 		if k == 0 {
