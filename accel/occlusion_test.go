@@ -155,7 +155,7 @@ func TestAcceptFirstHitCommitsAHitOfTheRay(t *testing.T) {
 		insts = append(insts, Instance{Transform: randomRotation(rng), InstanceMask: 0xff, BLAS: blas})
 	}
 	tl := mustTLAS(t, insts, 0)
-	rays := randRays(rng, 600, 2)
+	rays := randRays(rng, raceRays(600), 2)
 	const first = RayFlagAcceptFirstHitAndEndSearch
 	// hitsOf lists every triangle hit of r over (TMin, TMax) in the given
 	// instances, as the oracle finds them.
@@ -217,7 +217,7 @@ func TestAcceptFirstHitCommitsAHitOfTheRay(t *testing.T) {
 		}
 		check("TLAS batch", i, all, th[i], tf[i])
 	}
-	if notClosest < 50 {
+	if notClosest < len(rays)/12 {
 		t.Fatalf("only %d first hits were not the closest: the test cannot tell the walks apart", notClosest)
 	}
 	t.Logf("%d of %d first hits were not the closest", notClosest, 2*len(rays))

@@ -65,7 +65,7 @@ func TestSpatialSplitsMatchBruteForceOracle(t *testing.T) {
 	if err := b.checkInvariants(); err != nil {
 		t.Fatal(err)
 	}
-	rays := raysAtTriangles(rand.New(rand.NewPCG(2, 2)), pos, 3000)
+	rays := raysAtTriangles(rand.New(rand.NewPCG(2, 2)), pos, raceRays(3000))
 	if hits := oracleBLAS(t, b, rays); hits < len(rays)/2 {
 		t.Fatalf("only %d of %d rays hit", hits, len(rays))
 	}
