@@ -1098,3 +1098,9 @@ func goAlloc(async bool, alloc func()) <-chan struct{} {
 func parallelChunks(chunks [][2]int, f func(c, lo, hi int)) {
 	crewRun(len(chunks), func(c int) { f(c, chunks[c][0], chunks[c][1]) })
 }
+
+// parallelChunksUrgent is parallelChunks with the chunks run as urgent
+// parts (crewRunUrgent).
+func parallelChunksUrgent(chunks [][2]int, f func(c, lo, hi int)) {
+	crewRunUrgent(len(chunks), func(c int) { f(c, chunks[c][0], chunks[c][1]) })
+}

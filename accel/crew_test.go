@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,6 +89,73 @@ func groupNestedWork(t *testing.T, procs int) {
 	if done.Load() != 1 {
 		t.Fatalf("GOMAXPROCS %d: goAlloc's function ran %d times", procs, done.Load())
 	}
+}
+
+// crewRunUrgent's caller, its own parts claimed, runs no part of another
+// task while it waits, not even of one posted after its own (a crewRun
+// caller would help there), and every urgent part runs once.
+func TestCrewRunUrgentCallerRunsNoOtherTasksParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(4)
+	release := crewHold(crewHoldMin)
+	defer release()
+	me := goroutineID()
+	for try := 0; ; try++ {
+		var counts [2]atomic.Int32
+		var ranOnMe, ran atomic.Int32
+		var posted atomic.Bool
+		done := make(chan struct{})
+		crewRunUrgent(2, func(part int) {
+			counts[part].Add(1)
+			if goroutineID() == me {
+				// The caller's part: it gives a worker a moment to claim
+				// the other, then goes on to wait.
+				for end := time.Now().Add(time.Millisecond); counts[1-part].Load() == 0 && time.Now().Before(end); {
+					runtime.Gosched()
+				}
+				return
+			}
+			// A part run elsewhere posts another task and returns once the
+			// crew has run half of it, the caller waiting meanwhile.
+			posted.Store(true)
+			go func() {
+				crewRun(64, func(int) {
+					if goroutineID() == me {
+						ranOnMe.Add(1)
+					}
+					ran.Add(1)
+					time.Sleep(50 * time.Microsecond)
+				})
+				close(done)
+			}()
+			for ran.Load() < 32 {
+				runtime.Gosched()
+			}
+		})
+		if counts[0].Load() != 1 || counts[1].Load() != 1 {
+			t.Fatalf("parts ran %d and %d times, want once each", counts[0].Load(), counts[1].Load())
+		}
+		if !posted.Load() {
+			if try == 100 {
+				t.Fatal("the caller ran both parts itself in 100 tries: weak test")
+			}
+			continue
+		}
+		<-done
+		if n := ranOnMe.Load(); n > 0 {
+			t.Fatalf("the caller ran %d parts of another task while it waited", n)
+		}
+		return
+	}
+}
+
+// goroutineID returns the calling goroutine's number (runtime.Stack's
+// first line), for tests that check where work ran.
+func goroutineID() int {
+	var buf [64]byte
+	f := bytes.Fields(buf[:runtime.Stack(buf[:], false)])
+	id, _ := strconv.Atoi(string(f[1]))
+	return id
 }
 
 // Workers park and exit once no build holds the crew and nothing is

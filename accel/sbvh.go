@@ -294,7 +294,7 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 	// the top levels (sbvhGrain): below 8192 refs they were built one
 	// after the other, and on 16 processors such a subtree's chain of
 	// searches, splits and object-split builds took milliseconds.
-	crewPair(
+	crewPairUrgent(
 		func() { t.kids[0] = s.build(next, lrefs, span{room.lo, mid}, sp.lb, sp.lc, depth+1) },
 		func() { t.kids[1] = s.build(next, rrefs, span{mid, room.hi}, sp.rb, sp.rc, depth+1) })
 	return t
@@ -529,7 +529,7 @@ func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok b
 	// Counted with every crossing ref on both sides: a part may come out
 	// empty (a fragment's box holds more than its part), leaving a gap.
 	offs := make([][2]int, len(chunks)+1)
-	parallelChunks(chunks, func(c, lo, hi int) {
+	parallelChunksUrgent(chunks, func(c, lo, hi int) {
 		nl, nr := 0, 0
 		for i := lo; i < hi; i++ {
 			x := refExtent(&refs[i], axis)
@@ -549,7 +549,7 @@ func (s *sbvh) splitRefs(refs, dst []bref, axis int, at float32) (sp sides, ok b
 	l, r := dst[:sp.rlo], dst[sp.rlo:]
 	ends := make([][2]int, len(chunks))
 	bounds := make([]sides, len(chunks))
-	parallelChunks(chunks, func(c, lo, hi int) {
+	parallelChunksUrgent(chunks, func(c, lo, hi int) {
 		kl, kr := offs[c][0], offs[c][1]
 		for i := lo; i < hi; i++ {
 			ref := &refs[i]
