@@ -183,6 +183,8 @@ func timePhases(b *testing.B, collect bool, op func(i int)) {
 		last, lastUser, lastSys = now, user, sys
 	}
 	defer func() { testHookBuildPhase = nil }()
+	chained, reportChain := timeSBVHChain(b)
+	defer reportChain()
 	b.ResetTimer()
 	for i := range b.N {
 		if collect {
@@ -191,6 +193,7 @@ func timePhases(b *testing.B, collect bool, op func(i int)) {
 			b.StartTimer()
 		}
 		op(i)
+		chained()
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(b.N) }
 	for _, phase := range order {

@@ -19,6 +19,15 @@ import (
 //
 //	RAYPIPE_BENCH_MESH=/usr/share/assimp/models/glTF2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb \
 //	  go test ./accel -run '^$' -bench BuildPhasesOfMesh -benchtime 20x -cpu 1,16
+//
+// With RAYPIPE_BENCH_CHAIN set, a fast-trace build that makes spatial
+// splits also reports the chain of its top-level nodes down to the
+// subtree built last (chainOf): "chain-ms" from the root's start to that
+// subtree's end, split into "chain-choose-ms", "chain-split-ms",
+// "chain-wait-ms" (a child not yet taken up after its parent's split:
+// on one thread, the right child waits for the whole left subtree) and
+// "chain-subtree-ms"; and "lastsubtree-ms", when the last subtree's
+// build started. Each step then takes a lock, which the timings pay for.
 func BenchmarkBuildPhasesOfMesh(b *testing.B) {
 	paths := os.Getenv("RAYPIPE_BENCH_MESH")
 	if paths == "" {

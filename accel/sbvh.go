@@ -271,19 +271,22 @@ func (s *sbvh) choose(refs []bref, bb *binBox, cb *centroids, spatialOK bool, de
 // the other buffer and the right side's to the back, and shares the room
 // between the sides by their sizes.
 func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth int) *sbvhPart {
+	sbvhStepped(sbvhStart, depth, room)
 	src := s.bufs[cur][refs.lo:refs.hi]
 	n := len(src)
 	if n < sbvhGrain || depth >= medianDepth {
-		return s.delegate(cur, refs, bb, cb, depth)
+		return s.delegate(cur, refs, room, bb, cb, depth)
 	}
 	c := s.choose(src, &bb, &cb, room.hi-room.lo > n, depth)
+	sbvhStepped(sbvhChosen, depth, room)
 	if !c.spatial {
-		return s.delegate(cur, refs, bb, cb, depth)
+		return s.delegate(cur, refs, room, bb, cb, depth)
 	}
 	sp, ok := s.splitRefs(src, s.bufs[cur^1][room.lo:room.hi], c.axis, c.at)
 	if !ok || sp.nl == 0 || sp.nr == 0 {
-		return s.delegate(cur, refs, bb, cb, depth)
+		return s.delegate(cur, refs, room, bb, cb, depth)
 	}
+	sbvhStepped(sbvhSplit, depth, room)
 	free := room.hi - room.lo - sp.nl - sp.nr
 	mid := room.lo + sp.nl + min(free*sp.nl/(sp.nl+sp.nr), sp.rlo-sp.nl)
 	next := cur ^ 1
@@ -304,14 +307,43 @@ func (s *sbvh) build(cur int, refs, room span, bb binBox, cb centroids, depth in
 // builder, as a subtree at depth, and merges the fragments of a triangle
 // that its leaves hold together (dedupeLeaves). The same range of the
 // other buffer, inside the node's room, is the builder's second buffer.
-func (s *sbvh) delegate(cur int, refs span, bb binBox, cb centroids, depth int) *sbvhPart {
+func (s *sbvh) delegate(cur int, refs, room span, bb binBox, cb centroids, depth int) *sbvhPart {
+	sbvhStepped(sbvhSubtree, depth, room)
 	src, scratch := s.bufs[cur][refs.lo:refs.hi], s.bufs[cur^1][refs.lo:refs.hi]
 	s.delegated.Add(int64(len(src)))
 	if s.open.Add(-1) == 0 && s.sized != nil {
 		s.sized(int(s.delegated.Load())) // every other delegation has added its refs
 	}
 	nodes, order := buildIn(src, scratch, bb, cb, s.p, grainFor(len(src), runtime.GOMAXPROCS(0)), depth, false)
-	return &sbvhPart{nodes: nodes, order: dedupeLeaves(nodes, order)}
+	t := &sbvhPart{nodes: nodes, order: dedupeLeaves(nodes, order)}
+	sbvhStepped(sbvhBuilt, depth, room)
+	return t
+}
+
+// sbvhStep is a step of a top-level node's build, for testHookSBVH.
+type sbvhStep uint8
+
+const (
+	sbvhStart   sbvhStep = iota // the node's build starts
+	sbvhChosen                  // its split is chosen
+	sbvhSplit                   // its refs are split between its children
+	sbvhSubtree                 // its object-split build starts
+	sbvhBuilt                   // and ends
+)
+
+// testHookSBVH, where a benchmark sets it, is called at each step of the
+// build of each node of the top levels of a tree with spatial splits,
+// with the node's depth and room (which tells the nodes apart: a node's
+// room holds its descendants' and no other's of its depth), on the
+// goroutine that takes the step (BenchmarkBuildPhasesOfMesh times the
+// chain of steps to the subtree built last; nil elsewhere).
+var testHookSBVH func(step sbvhStep, depth int, room span)
+
+// sbvhStepped reports a step to testHookSBVH.
+func sbvhStepped(step sbvhStep, depth int, room span) {
+	if h := testHookSBVH; h != nil {
+		h(step, depth, room)
+	}
 }
 
 // splitChoice is the best split found for a node: an object split (its

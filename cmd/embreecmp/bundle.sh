@@ -49,7 +49,8 @@ cat >"$dir/run.sh" <<'RUN'
 # Runs the scaling set on this machine's cores: three embreecmp runs of
 # the README's scenes, two with Embree capped at AVX2, BenchmarkBuild,
 # BenchmarkBuildPhases (the CAD engine's too: BenchmarkBuildPhasesOfMesh;
-# with each stage's processor time, RAYPIPE_BENCH_CPU) and
+# with each stage's processor time, RAYPIPE_BENCH_CPU; and its spatial-
+# split build's chain of top-level nodes, RAYPIPE_BENCH_CHAIN) and
 # BenchmarkUpdatePhases on 1 to N threads, and raypipe bench on 1 and N. Each step is time-boxed
 # and writes its own file under $OUT as it goes; SCENES replaces
 # embreecmp's scene flags (for a quick try), RUNS and AVX2_RUNS the
@@ -89,6 +90,7 @@ if step ab && ls accel-*.test >/dev/null 2>&1; then
 fi
 step scaling && timeout 120 ./accel.test -test.run '^$' -test.bench 'Build$/.*/(100k|1M)|SpatialSplits/build' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-scaling.txt" 2>&1
 step phases && RAYPIPE_BENCH_CPU=1 RAYPIPE_BENCH_MESH=$M/2CylinderEngine.glb timeout 150 ./accel.test -test.run '^$' -test.bench 'BuildPhases' -test.benchtime 10x -test.cpu "1,4,8,$T" >"$OUT/build-phases.txt" 2>&1
+step phases && RAYPIPE_BENCH_CHAIN=1 RAYPIPE_BENCH_MESH=$M/2CylinderEngine.glb timeout 60 ./accel.test -test.run '^$' -test.bench 'BuildPhasesOfMesh/.*/fasttrace' -test.benchtime 30x -test.cpu "1,4,8,$T" >"$OUT/build-chain.txt" 2>&1
 step phases && timeout 120 ./accel.test -test.run '^$' -test.bench 'UpdatePhases' -test.benchtime 200ms -test.cpu "1,2,4,8,$T" >"$OUT/update-phases.txt" 2>&1
 if step gogc; then
   for g in 100 400 off; do
