@@ -146,6 +146,9 @@ const (
 	crewFirst        // urgent, helping as crewHelp does (crewPairUrgent)
 )
 
+// crewHelpNone, as crewWait's from, has it help with no task.
+const crewHelpNone = -1
+
 // crewRunAs is crewRun, with the parts posted and waited for as wait says.
 func crewRunAs(n int, f func(part int), wait int) {
 	if n <= 0 {
@@ -175,11 +178,11 @@ func crewRunAs(n int, f func(part int), wait int) {
 	t.left.Store(int64(n))
 	crewPost(t)
 	t.work()
+	from := t.seq
 	if wait == crewAlone {
-		crewSpinOn(&t.left) // the parts left run elsewhere, started already
-		return
+		from = crewHelpNone // the parts left run elsewhere, started already
 	}
-	crewWait(&t.left, t.seq)
+	crewWait(&t.left, from)
 }
 
 // crewPair runs left and right in parallel (crewRun) and returns when
@@ -311,29 +314,17 @@ func crewPick(from int64) *crewTask {
 }
 
 // crewWait returns when *left is 0, running parts posted as from or later
-// meanwhile, and spinning (with a yield every crewYield) when there are
-// none.
+// meanwhile (none where from is crewHelpNone), and spinning (with a yield
+// every crewYield) when there are none.
 func crewWait(left *atomic.Int64, from int64) {
 	var yielded time.Time
 	for spins := 0; left.Load() > 0; spins++ {
-		if t := crewPick(from); t != nil {
-			t.work()
-			continue
-		}
-		if spins&255 == 255 {
-			if now := time.Now(); now.Sub(yielded) >= crewYield {
-				runtime.Gosched()
-				yielded = now
+		if from != crewHelpNone {
+			if t := crewPick(from); t != nil {
+				t.work()
+				continue
 			}
 		}
-	}
-}
-
-// crewSpinOn returns when *left is 0, spinning with a yield every
-// crewYield.
-func crewSpinOn(left *atomic.Int64) {
-	var yielded time.Time
-	for spins := 0; left.Load() > 0; spins++ {
 		if spins&255 == 255 {
 			if now := time.Now(); now.Sub(yielded) >= crewYield {
 				runtime.Gosched()
