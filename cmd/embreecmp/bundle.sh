@@ -55,7 +55,9 @@ cat >"$dir/run.sh" <<'RUN'
 # and writes its own file under $OUT as it goes; SCENES replaces
 # embreecmp's scene flags (for a quick try), RUNS and AVX2_RUNS the
 # number of embreecmp runs (3 and 2), and SKIP lists steps to leave out
-# (embreecmp, steady, ab, scaling, phases, gogc, bench). The steady step
+# (embreecmp, steady, ab, scaling, phases, gogc, bench); with PACK set,
+# the outputs end up in one file, $OUT/results.tgz (a lent machine's
+# tool brings back eight files at most). The steady step
 # runs the whole set with -steady, raypipe's fast trace against Embree
 # medium: each tracer's rate per thread on 1 and N locked threads, twice
 # each, beside the table's rows (on the 16-core machines one thread's
@@ -102,6 +104,9 @@ if step bench; then
   GOMAXPROCS=1 timeout 120 ./raypipe bench >"$OUT/bench-1.txt" 2>&1
 fi
 ls -l "$OUT"
+if [ -n "${PACK:-}" ]; then
+  tmp=$(mktemp) && tar czf "$tmp" -C "$OUT" . && find "$OUT" -type f -delete && mv "$tmp" "$OUT/results.tgz"
+fi
 RUN
 chmod +x "$dir/run.sh"
 tar czf "$out" -C "$dir" .
