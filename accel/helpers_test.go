@@ -208,9 +208,10 @@ func nanF() float32 { return float32(math.NaN()) }
 // detector, for the tests that check many rays against a brute-force
 // oracle. The race detector turns on checkptr, which checks every unsafe
 // load of a triangle's vertices (watertightRay.intersect): the oracle's
-// loops ran about 200 times as slow as without it (TestClosestHit-
-// MatchesBruteForceOracle: 1.2 s, 242 s with -race), close to go test's
-// 10-minute limit for the package. The first sixth of the same rays still
+// loops ran up to 200 times as slow as without it on a loaded two-core
+// machine (TestClosestHitMatchesBruteForceOracle: 1.2 s, up to 242 s with
+// -race), and the package's race run took 324-585 s, near go test's
+// 10-minute limit for a package. The first sixth of the same rays still
 // runs the builds and walks concurrently for the detector; CI runs every
 // test with all the rays again without it.
 func raceRays(n int) int {
