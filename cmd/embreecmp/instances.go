@@ -136,7 +136,7 @@ func compareInstances(m mesh, tracers []tracer) error {
 	}
 	defer closeAll(scenes)
 	traceAndReport(kinds, tracers, scenes, results, rows, "same instance and primitive")
-	return nil
+	return record(m.name, rows, tracers, results)
 }
 
 // bestTopBuild is bestBuild for compareInstances: the builder builds the

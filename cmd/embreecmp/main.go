@@ -52,6 +52,14 @@
 // to the first count's, so that how each tracer scales shows apart from
 // what a short batch adds (see steady.go).
 //
+// With -runs N, the whole comparison runs N times, every scene in turn
+// each time (each run's tables printed as it ends), and then each scene's
+// medians over the runs: every tracer's rate and every ratio column's,
+// each ratio taken within its run (the rates of one run share the
+// machine's speed of those minutes), with the lowest and highest run's;
+// and, for each raypipe tracer, the README's table of its median ratios
+// to the Embree tracers, a line per scene (internal/tally).
+//
 // With -tree-stats, each table is preceded by the areas of the raypipe
 // tracers' trees (accel.TreeStats: the wide nodes' and the leaves' surface
 // areas summed, relative to the root's), and Embree prints its own BVH
@@ -130,6 +138,7 @@ var (
 	flagSteadyT   = flag.String("steady-threads", "", "thread counts of the -steady rows, the first being the base of their ratios (default 1 and -threads)")
 	flagTreeStats = flag.Bool("tree-stats", false, "print each raypipe tree's areas (accel.TreeStats) and let Embree print its own BVH statistics (its \"verbose=2\", with its configuration) to compare build quality in one measure")
 	flagUpdates   = flag.Bool("updates", true, "also time updates of each mesh's structure to moved vertices (Embree's refit, raypipe's BLAS.Update of a BLAS built with BuildAllowUpdate), and of each top level to moved instances (Embree's scene committed again, raypipe's TLAS.Update), best of twice -build-reps")
+	flagRuns      = flag.Int("runs", 1, "run the whole comparison this many times, every scene in turn each time, and end with each row's medians over the runs (a ratio taken within each run) and the README's table of them")
 	flagCPUProf   = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (give -tracers one raypipe tracer to profile raypipe alone)")
 )
 
@@ -253,18 +262,29 @@ func run() error {
 	}
 	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, %s, raypipe walks: %s, Embree kernels: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
 		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, processor(), accel.Walks(), isa, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
-	for _, mk := range meshes {
-		m, err := mk()
-		if err != nil {
-			return err
+	if *flagRuns < 1 {
+		return fmt.Errorf("-runs %d: want at least 1", *flagRuns)
+	}
+	for run := 1; run <= *flagRuns; run++ {
+		if *flagRuns > 1 {
+			fmt.Printf("\n### run %d of %d\n", run, *flagRuns)
 		}
-		compareScene := compare
-		if m.instances != nil {
-			compareScene = compareInstances
+		for _, mk := range meshes {
+			m, err := mk()
+			if err != nil {
+				return err
+			}
+			compareScene := compare
+			if m.instances != nil {
+				compareScene = compareInstances
+			}
+			if err := compareScene(m, tracers); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
 		}
-		if err := compareScene(m, tracers); err != nil {
-			return fmt.Errorf("%s: %w", m.name, err)
-		}
+	}
+	if *flagRuns > 1 {
+		return printRuns(os.Stdout, &runs, tracers)
 	}
 	return nil
 }
@@ -368,7 +388,7 @@ func compare(m mesh, tracers []tracer) error {
 	}
 	defer closeAll(scenes)
 	traceAndReport(kinds, tracers, scenes, results, rows, "same primitive")
-	return nil
+	return record(m.name, rows, tracers, results)
 }
 
 // buildPhases calls build for every tracer with one thread, closing the
@@ -685,18 +705,11 @@ var ratioPairs = [][2]string{
 }
 
 func printTable(rows []string, tracers []tracer, results []result) {
-	col := map[string]int{}
+	names := make([]string, len(tracers))
 	for i, t := range tracers {
-		col[t.Name()] = i
+		names[i] = t.Name()
 	}
-	var pairs [][2]int
-	for _, p := range ratioPairs {
-		a, okA := col[p[0]]
-		b, okB := col[p[1]]
-		if okA && okB {
-			pairs = append(pairs, [2]int{a, b})
-		}
-	}
+	pairs := presentPairs(names)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(w, "\t")
 	for _, t := range tracers {
