@@ -187,6 +187,9 @@ type mesh struct {
 }
 
 func run() error {
+	if *flagRuns < 1 {
+		return fmt.Errorf("-runs %d: want at least 1", *flagRuns)
+	}
 	if *flagEmbreeISA != "" && !slices.Contains(embree.ISAs, *flagEmbreeISA) {
 		return fmt.Errorf("-embree-isa %q: want one of %s", *flagEmbreeISA, strings.Join(embree.ISAs, ", "))
 	}
@@ -262,9 +265,6 @@ func run() error {
 	}
 	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, %s, raypipe walks: %s, Embree kernels: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
 		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, processor(), accel.Walks(), isa, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
-	if *flagRuns < 1 {
-		return fmt.Errorf("-runs %d: want at least 1", *flagRuns)
-	}
 	for run := 1; run <= *flagRuns; run++ {
 		if *flagRuns > 1 {
 			fmt.Printf("\n### run %d of %d\n", run, *flagRuns)

@@ -58,3 +58,13 @@ func TestRunsEndWithTheREADMEsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsBelowOneIsAnError checks that -runs 0 ends the run naming the
+// flag before anything is built or printed.
+func TestRunsBelowOneIsAnError(t *testing.T) {
+	defer func(r int, s string) { *flagRuns, *flagSizes = r, s }(*flagRuns, *flagSizes)
+	*flagRuns, *flagSizes = 0, "1k"
+	if err := run(); err == nil || !strings.Contains(err.Error(), "-runs 0") {
+		t.Errorf("-runs 0: error %v, want one naming it", err)
+	}
+}
