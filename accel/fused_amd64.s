@@ -127,7 +127,7 @@
 // 0.89 -> 0.94, the 100k terrain 0.90 -> 0.98, the 1M soup 1.08 ->
 // 1.24), the engine 1.04x, the instances 1.00-1.03x, spider.obj and
 // WusonOBJ.obj 0.97-1.01x; the closest-hit walks' on top, incoherent rays
-// 1.00-1.11x (the 100k terrain 0.84 -> 0.90, the 100k soup 0.85 -> 0.94,
+// 1.00-1.11x (the 100k terrain 0.84 -> 0.89, the 100k soup 0.85 -> 0.94,
 // the engine 1.01 -> 1.07), primary rays 0.96-1.03x. It keeps AX and CX
 // (in ma and mc while it runs) and clobbers DX.
 #define PREFETCHENDS(ma, mc) \
