@@ -265,9 +265,9 @@ func run() error {
 	}
 	fmt.Printf("embreecmp: %d NT threads, GOMAXPROCS %d, %s/%s, %s, raypipe walks: %s, Embree kernels: %s, primary %dx%d, %d shadow and incoherent rays, best of %d (builds: %d)\n",
 		*flagThreads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, processor(), accel.Walks(), isa, *flagRes, *flagRes, *flagRays, *flagReps, *flagBuildReps)
-	for run := 1; run <= *flagRuns; run++ {
+	for i := 1; i <= *flagRuns; i++ {
 		if *flagRuns > 1 {
-			fmt.Printf("\n### run %d of %d\n", run, *flagRuns)
+			fmt.Printf("\n### run %d of %d\n", i, *flagRuns)
 		}
 		for _, mk := range meshes {
 			m, err := mk()
