@@ -97,6 +97,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -711,14 +712,7 @@ func printTable(rows []string, tracers []tracer, results []result) {
 	}
 	pairs := presentPairs(names)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(w, "\t")
-	for _, t := range tracers {
-		fmt.Fprintf(w, "%s\t", t.Name())
-	}
-	for _, p := range pairs {
-		fmt.Fprintf(w, "%s/%s\t", short(tracers[p[0]].Name()), short(tracers[p[1]].Name()))
-	}
-	fmt.Fprintln(w)
+	tableHeading(w, names, pairs)
 	for _, row := range rows {
 		fmt.Fprintf(w, "%s\t", row)
 		for i := range tracers {
@@ -730,6 +724,19 @@ func printTable(rows []string, tracers []tracer, results []result) {
 		fmt.Fprintln(w)
 	}
 	w.Flush()
+}
+
+// tableHeading writes a table's heading line: the tracers' names, then
+// the ratio columns (pairs, indices into names) as short names.
+func tableHeading(w io.Writer, names []string, pairs [][2]int) {
+	fmt.Fprint(w, "\t")
+	for _, name := range names {
+		fmt.Fprintf(w, "%s\t", name)
+	}
+	for _, p := range pairs {
+		fmt.Fprintf(w, "%s/%s\t", short(names[p[0]]), short(names[p[1]]))
+	}
+	fmt.Fprintln(w)
 }
 
 // short abbreviates a tracer name for a ratio heading: embree-medium -> E-med.

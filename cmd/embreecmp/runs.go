@@ -47,14 +47,7 @@ func printRuns(w io.Writer, t *tally.Tally, tracers []tracer) error {
 		fmt.Fprintf(w, "\n== %s\n", s.Name)
 		pairs := presentPairs(s.Tracers)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "\t")
-		for _, name := range s.Tracers {
-			fmt.Fprintf(tw, "%s\t", name)
-		}
-		for _, p := range pairs {
-			fmt.Fprintf(tw, "%s/%s\t", short(s.Tracers[p[0]]), short(s.Tracers[p[1]]))
-		}
-		fmt.Fprintln(tw)
+		tableHeading(tw, s.Tracers, pairs)
 		for ri, row := range s.Rows {
 			fmt.Fprintf(tw, "%s\t", row)
 			for ti := range s.Tracers {
