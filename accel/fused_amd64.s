@@ -1501,8 +1501,8 @@ several: \
 	JNZ   three \
 	PICKTWO \
 	ADDQ     $8, R12 \
-	MOVL     R11, AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	MOVL     R11, AX /* the pushed child again, after PREFETCHENDS: */ \
+	PREFETCH4(0(DI), 16(DI)) /* without it 0.97-1.02x, no gain */ \
 	JMP      done
 
 #define PICKMERGED \
