@@ -226,6 +226,26 @@ func BenchmarkBuildSmall(b *testing.B) {
 	}
 }
 
+// BenchmarkBuildTiny times builds of BLASes of one leaf or a few: an
+// instanced decal or prop, a tetrahedron (4 triangles), 8 and 64 (the
+// stages' fixed costs: allocations, chunks, goroutines).
+func BenchmarkBuildTiny(b *testing.B) {
+	tetra := TriangleGeometry(
+		[]vec.Vec3{vec.V3(0, 0, 0), vec.V3(1, 0, 0), vec.V3(0, 1, 0), vec.V3(0, 0, 1)},
+		[]uint32{0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3})
+	b.Run("tetrahedron", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := BuildBLAS([]Geometry{tetra}, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, n := range []int{8, 64} {
+		b.Run(fmt.Sprint("soup/", n), func(b *testing.B) { benchBuild(b, "soup", n) })
+	}
+}
+
 // BenchmarkUpdate refits a BLAS built with BuildAllowUpdate to its
 // geometry moved by a little, and back, in turn (BuildRaytracing
 // AccelerationStructure with PERFORM_UPDATE, as a program that deforms a

@@ -1079,23 +1079,34 @@ func goAlloc(async bool, alloc func()) <-chan struct{} {
 	if async && crew.holds.Load() > 0 {
 		return crewAsync(alloc)
 	}
+	if !async {
+		alloc()
+		return closedDone
+	}
 	done := make(chan struct{})
-	run := func() {
+	go func() {
 		alloc()
 		close(done)
-	}
-	if async {
-		go run()
-	} else {
-		run()
-	}
+	}()
 	return done
 }
+
+// closedDone is goAlloc's answer for an allocation it ran at once: a
+// channel already closed, so that small builds make none.
+var closedDone = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // parallelChunks runs f on every chunk in parallel, on the crew (crewRun;
 // inline for one chunk or one processor). Chunk c writes only its own
 // outputs.
 func parallelChunks(chunks [][2]int, f func(c, lo, hi int)) {
+	if len(chunks) == 1 {
+		f(0, chunks[0][0], chunks[0][1]) // no closure for crewRun to make
+		return
+	}
 	crewRun(len(chunks), func(c int) { f(c, chunks[c][0], chunks[c][1]) })
 }
 
