@@ -636,7 +636,7 @@ func bestUpdate(t tracer, m mesh, threads int) (time.Duration, error) {
 func bestMoves(move func(back bool) error) (time.Duration, error) {
 	best := time.Duration(math.MaxInt64)
 	for r := 0; r < 2*max(1, *flagBuildReps); r++ {
-		runtime.GC()
+		collect()
 		start := time.Now()
 		err := move(r%2 == 1)
 		d := time.Since(start)
@@ -677,7 +677,7 @@ func bestRuns(build func() (scene, time.Duration, error)) (best, bestOwn time.Du
 			sc.Close()
 			sc = nil
 		}
-		runtime.GC()
+		collect()
 		start := time.Now()
 		var own time.Duration
 		sc, own, err = build()
@@ -688,6 +688,24 @@ func bestRuns(build func() (scene, time.Duration, error)) (best, bestOwn time.Du
 		best, bestOwn = min(best, d), min(bestOwn, own)
 	}
 	return best, bestOwn, sc, nil
+}
+
+// collect is what precedes every timed build and update: a garbage
+// collection, then the calling goroutine's stack grown again
+// (embree.GrowStack), as the trace timings grow their workers' stacks. The
+// collection shrinks the stack of a goroutine that used little of it, and
+// a raypipe build then grew it again inside the timing, which Embree's
+// build, on its thread's own C stack, never pays, nor does a program that
+// builds from a goroutine more than once per collection. Nothing beside a
+// build of milliseconds, but most of a tiny BLAS's: a tetrahedron's build
+// took 5.7 us after a collection (2.1 us in a loop; at 6165ab5), 2.75 of
+// them copying the stack in the profile; embreecmp's one-thread build rows
+// on the tetrahedron and the 8-triangle scenes read 0.44-0.49 of Embree's
+// rate at 6165ab5, 0.46-0.50 with 42c558f's leaner small builds alone and
+// 0.88-1.00 with the growth as well (Zen 5, two or three runs each).
+func collect() {
+	runtime.GC()
+	embree.GrowStack()
 }
 
 // ratioPairs are the ratio columns: raypipe rate / Embree rate, so above 1

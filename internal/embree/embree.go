@@ -820,8 +820,9 @@ func Parallel(n, chunk, workers int, f func(lo, hi int)) time.Duration {
 	return time.Since(start)
 }
 
-// growStack grows the calling goroutine's stack to 32 KB, more than any
-// tracer's calls need, before the clock starts. A new goroutine's stack
+// GrowStack grows the calling goroutine's stack to 32 KB, more than any
+// tracer's calls need, before the clock starts (Together's workers; the
+// build and update timings of cmd/embreecmp, after their collections). A new goroutine's stack
 // starts small and grows on the first call that needs more: raypipe's
 // queries (Go code, with assembly frames of 2-3 KB) grow every worker's
 // stack in its first chunk, while Embree's calls run on the threads' own
@@ -838,7 +839,7 @@ func Parallel(n, chunk, workers int, f func(lo, hi int)) time.Duration {
 // program that traces from long-lived goroutines pays it once.
 //
 //go:noinline
-func growStack() byte {
+func GrowStack() byte {
 	var b [24 << 10]byte
 	for i := 0; i < len(b); i += 4096 {
 		b[i] = byte(i >> 12)
@@ -848,7 +849,7 @@ func growStack() byte {
 
 // Together runs run(0), ..., run(n-1) on n goroutines, the caller's being
 // the last, and returns when all have returned, with the time at which
-// they started: each first grows its stack (growStack), calls prepare (if
+// they started: each first grows its stack (GrowStack), calls prepare (if
 // not nil) and then waits at a start line until every one has, so that
 // all of them are running on threads of their own when the first begins.
 // Up to GOMAXPROCS goroutines spin there; more than that yield while they
@@ -868,7 +869,7 @@ func Together(n int, prepare, run func(w int)) time.Time {
 	var wg sync.WaitGroup
 	for w := range n - 1 {
 		wg.Go(func() {
-			growStack()
+			GrowStack()
 			if prepare != nil {
 				prepare(w)
 			}
@@ -877,7 +878,7 @@ func Together(n int, prepare, run func(w int)) time.Time {
 			run(w)
 		})
 	}
-	growStack()
+	GrowStack()
 	if prepare != nil {
 		prepare(n - 1)
 	}
