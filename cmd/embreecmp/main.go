@@ -669,7 +669,8 @@ func movedPositions(positions []vec.Vec3) []vec.Vec3 {
 // included), outside the timing, so that a raypipe build pays neither
 // for collecting it nor for growing the heap while it is still held:
 // best-of runs then time Go's steady state, reusing freed memory (Embree
-// maps fresh memory per build).
+// maps fresh memory per build), on a stack grown again after the
+// collection (collect).
 func bestRuns(build func() (scene, time.Duration, error)) (best, bestOwn time.Duration, sc scene, err error) {
 	best, bestOwn = time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	for r := 0; r < max(1, *flagBuildReps); r++ {
