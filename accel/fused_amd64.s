@@ -92,9 +92,25 @@
 // PREFETCH4 prefetches what the walk reads when it takes the child
 // reference in AX: the four lines of the node it names in the wideNode
 // array at wide, or the first four lines from the first triangle of a
-// leaf in the leaf rows at rows (40 bytes a triangle: a leaf of more than
-// four spans more), choosing the address without a branch. It clobbers
-// AX, CX and DX.
+// leaf in the leaf rows at rows, choosing the address without a branch,
+// and the fifth line from there as well. The leaf tests read a leaf's nine
+// coordinate rows (n floats each) with 32-byte loads from its start, 40
+// bytes a slot before it into the rows, so not aligned to a line: a leaf
+// of six to eight triangles reads 224-288 bytes, five lines or more from
+// most starts, and such leaves hold 90% of the 100k terrain's triangles
+// and 65% of the 100k soup's. For a node the fifth line is the next node's first,
+// prefetched for nothing (a conditional move to skip it made no
+// difference). embreecmp on Zen 5, one thread, raypipe ÷ Embree
+// medium, against four lines: single rays, four rounds alternated on the
+// 100k to 2M scenes, the engine and the 1k instances, incoherent
+// 1.00-1.06x (the 100k soup 0.95 -> 0.99, the engine 1.14 -> 1.20),
+// shadow 0.98-1.03x, primary 0.99-1.02x, and four more rounds over the
+// 10k to 1M scenes and the OBJ meshes, the 1M terrain's shadow and
+// incoherent rays 1.08x and 1.05x, the rest 0.95-1.03x (the 100k
+// terrain's, which swung most from round to round, 0.95-0.99x); batches (three
+// rounds, 10k to 1M, WusonOBJ.obj) the 1M terrain 1.09-1.17x, the 1M
+// soup's incoherent rays 1.22x, the rest 0.97-1.02x. It clobbers AX, CX
+// and DX.
 #define PREFETCH4(wide, rows) \
 	MOVL       AX, CX \
 	ANDL       $0x7fffffff, CX \
@@ -110,7 +126,8 @@
 	PREFETCHT0 (DX) \
 	PREFETCHT0 64(DX) \
 	PREFETCHT0 128(DX) \
-	PREFETCHT0 192(DX)
+	PREFETCHT0 192(DX) \
+	PREFETCHT0 256(DX)
 
 // PREFETCHENDS prefetches (PREFETCH4) what the walk reads of the first
 // and the last child in the hit mask AX of the node at SI, CX holding the
