@@ -89,29 +89,30 @@
 	VBROADCASTSS 84(DX), y \
 	VMOVUPS      y, SZ(SP)
 
-// PREFETCH4 prefetches what the walk reads when it takes the child
+// PREFETCHCHILD prefetches what the walk reads when it takes the child
 // reference in AX: the four lines of the node it names in the wideNode
 // array at wide, or the first four lines from the first triangle of a
 // leaf in the leaf rows at rows, choosing the address without a branch,
-// and the fifth line from there as well. The leaf tests read a leaf's nine
-// coordinate rows (n floats each) with 32-byte loads from its start, 40
-// bytes a slot before it into the rows, so not aligned to a line: a leaf
-// of six to eight triangles reads 224-288 bytes, five lines or more from
-// most starts, and such leaves hold 90% of the 100k terrain's triangles
-// and 65% of the 100k soup's. For a node the fifth line is the next node's first,
-// prefetched for nothing (a conditional move to skip it made no
-// difference). embreecmp on Zen 5, one thread, raypipe ÷ Embree
-// medium, against four lines: single rays, four rounds alternated on the
-// 100k to 2M scenes, the engine and the 1k instances, incoherent
-// 1.00-1.06x (the 100k soup 0.95 -> 0.99, the engine 1.14 -> 1.20),
-// shadow 0.98-1.03x, primary 0.99-1.02x, and four more rounds over the
-// 10k to 1M scenes and the OBJ meshes, the 1M terrain's shadow and
-// incoherent rays 1.08x and 1.05x, the rest 0.95-1.03x (the 100k
-// terrain's, which swung most from round to round, 0.95-0.99x); batches (three
-// rounds, 10k to 1M, WusonOBJ.obj) the 1M terrain 1.09-1.17x, the 1M
-// soup's incoherent rays 1.22x, the rest 0.97-1.02x. It clobbers AX, CX
-// and DX.
-#define PREFETCH4(wide, rows) \
+// and the fifth line from there as well (it was PREFETCH4 until then).
+// The leaf tests read a leaf's nine coordinate rows (n floats each) with
+// 32-byte loads from its start, 40 bytes a slot into the rows, so not
+// aligned to a line: a leaf of six to eight triangles reads 224-288 bytes,
+// five lines or more from most starts, and such leaves hold 90% of the
+// 100k terrain's triangles and 65% of the 100k soup's. For a node the
+// fifth line is the next node's first, prefetched for nothing (a
+// conditional move to skip it made no difference). On Zen 3 (fourth
+// session, docs/performance.md) a fifth line measured within the swing;
+// embreecmp on Zen 5, one thread, raypipe ÷ Embree medium, against four
+// lines: single rays, four rounds alternated on the 100k to 2M scenes, the
+// engine and the 1k instances, incoherent 1.00-1.06x (the 100k soup 0.95
+// -> 0.99, the engine 1.14 -> 1.20), shadow 0.98-1.03x, primary
+// 0.99-1.02x, and four more rounds over the 10k to 1M scenes and the OBJ
+// meshes, the 1M terrain's shadow and incoherent rays 1.08x and 1.05x, the
+// rest 0.95-1.03x (the 100k terrain's, which swung most from round to
+// round, 0.95-0.99x); batches (three rounds, 10k to 1M, WusonOBJ.obj) the
+// 1M terrain 1.09-1.17x, the 1M soup's incoherent rays 1.22x, the rest
+// 0.97-1.02x. It clobbers AX, CX and DX.
+#define PREFETCHCHILD(wide, rows) \
 	MOVL       AX, CX \
 	ANDL       $0x7fffffff, CX \
 	SHRL       $3, CX \
@@ -129,7 +130,7 @@
 	PREFETCHT0 192(DX) \
 	PREFETCHT0 256(DX)
 
-// PREFETCHENDS prefetches (PREFETCH4) what the walk reads of the first
+// PREFETCHENDS prefetches (PREFETCHCHILD) what the walk reads of the first
 // and the last child in the hit mask AX of the node at SI, CX holding the
 // first's slot: of two children, both. The walks' single rays call it
 // where a node hits two children or more, before they order them
@@ -151,10 +152,10 @@
 	MOVQ  AX, ma \
 	MOVQ  CX, mc \
 	MOVL  192(SI)(CX*4), AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	PREFETCHCHILD(0(DI), 16(DI)) \
 	BSRQ  ma, CX \
 	MOVL  192(SI)(CX*4), AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	PREFETCHCHILD(0(DI), 16(DI)) \
 	MOVQ  ma, AX \
 	MOVQ  mc, CX
 
@@ -1023,7 +1024,7 @@ yield: \
 	SHRQ    $shift, AX \
 	MOVQ    AX, 96(DI) \
 	MOVL    R10, AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	PREFETCHCHILD(0(DI), 16(DI)) \
 	JMP     nextlane \
 lanedone: \
 	MOVQ    LRAY(DI), AX \
@@ -1388,7 +1389,7 @@ nonfinite: \
 	CMPQ    R8, DX \
 	CMOVQCS DX, R8 \
 	MOVL    0(R8), AX \
-	PREFETCH4(0(DI), 16(DI))
+	PREFETCHCHILD(0(DI), 16(DI))
 
 // OCCPREFETCHBELOW is PREFETCHBELOW for the occlusion walk's stack of
 // 4-byte references.
@@ -1398,7 +1399,7 @@ nonfinite: \
 	CMPQ    R8, DX \
 	CMOVQCS DX, R8 \
 	MOVL    0(R8), AX \
-	PREFETCH4(0(DI), 16(DI))
+	PREFETCHCHILD(0(DI), 16(DI))
 
 // SWAP puts the nearer of two children first: a (distance xa, reference
 // ra) and b (xb, rb) change places only when b is strictly nearer, so
@@ -1450,7 +1451,7 @@ nonfinite: \
 	MOVL    CX, R10 \
 	VMOVAPS X1, X0 \
 	MOVL    R9, AX \
-	PREFETCH4(0(DI), 16(DI))
+	PREFETCHCHILD(0(DI), 16(DI))
 
 // NET3 takes three hit children, in slots CX, R9 and R13, as the rank
 // path would: sorted by entry distance (ties in slot order) by a network
@@ -1519,7 +1520,7 @@ several: \
 	PICKTWO \
 	ADDQ     $8, R12 \
 	MOVL     R11, AX /* the pushed child again, after PREFETCHENDS: */ \
-	PREFETCH4(0(DI), 16(DI)) /* without it 0.97-1.02x, no gain */ \
+	PREFETCHCHILD(0(DI), 16(DI)) /* without it 0.97-1.02x, no gain */ \
 	JMP      done
 
 #define PICKMERGED \
@@ -1537,7 +1538,7 @@ several: \
 	TESTQ    R8, R8 \
 	CMOVQNE  DX, R12 /* the stack grows for two only */ \
 	MOVL     R11, AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	PREFETCHCHILD(0(DI), 16(DI)) \
 	JMP      done
 
 // COMMIT commits the hit of lane R8 (t in X1) of the leaf whose first
@@ -1656,7 +1657,7 @@ three: \
 	PUTENTRY(X5, X3, 1, 3) \
 	LEAQ  (BX)(R12*8), BX \
 	MOVL  -16(BX), AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	PREFETCHCHILD(0(DI), 16(DI)) \
 	JMP   pop \
 done: \
 	MOVQ     R12, BX \
@@ -1790,7 +1791,7 @@ rooted: \
 	CMPQ    R8, DX \
 	CMOVQCS DX, R8 \
 	MOVL    0(R8), AX \
-	PREFETCH4(0(DI), 16(DI)) \
+	PREFETCHCHILD(0(DI), 16(DI)) \
 next: \
 	TESTL R10, R10 \
 	JS    toleaf \

@@ -725,10 +725,7 @@ var ratioPairs = [][2]string{
 }
 
 func printTable(rows []string, tracers []tracer, results []result) {
-	names := make([]string, len(tracers))
-	for i, t := range tracers {
-		names[i] = t.Name()
-	}
+	names := tracerNames(tracers)
 	pairs := presentPairs(names)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	tableHeading(w, names, pairs)
@@ -743,6 +740,15 @@ func printTable(rows []string, tracers []tracer, results []result) {
 		fmt.Fprintln(w)
 	}
 	w.Flush()
+}
+
+// tracerNames returns the tracers' names, in order.
+func tracerNames(tracers []tracer) []string {
+	names := make([]string, len(tracers))
+	for i, t := range tracers {
+		names[i] = t.Name()
+	}
+	return names
 }
 
 // tableHeading writes a table's heading line: the tracers' names, then

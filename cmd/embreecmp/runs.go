@@ -17,16 +17,14 @@ var runs tally.Tally
 
 // record adds a scene's table of this run to runs.
 func record(scene string, rows []string, tracers []tracer, results []result) error {
-	names := make([]string, len(tracers))
 	rates := make([][]float64, len(tracers))
-	for ti, t := range tracers {
-		names[ti] = t.Name()
+	for ti := range tracers {
 		rates[ti] = make([]float64, len(rows))
 		for ri, row := range rows {
 			rates[ti][ri] = results[ti][row]
 		}
 	}
-	return runs.Add(scene, rows, names, rates)
+	return runs.Add(scene, rows, tracerNames(tracers), rates)
 }
 
 // readmeKinds are the columns of the README's table, in its order.
