@@ -199,9 +199,9 @@ func (b *BLAS) build(dec []decodedGeometry) {
 		cb     centroids
 		active int
 	}
-	chunks := splitWork(total)
-	outs := make([]chunkOut, len(chunks))
-	parallelChunks(chunks, func(c int, lo, hi int) {
+	k := workChunks(total, workGrain)
+	outs := make([]chunkOut, k)
+	parallelParts(total, k, func(c int, lo, hi int) {
 		inactive := 0
 		for g := geomOf(starts, lo); g < len(dec) && starts[g] < hi; g++ {
 			d, first, end := &dec[g], max(lo, starts[g]), min(hi, starts[g+1])
@@ -301,7 +301,7 @@ func (b *BLAS) build(dec []decodedGeometry) {
 	if len(dec) == 1 && b.typ == GeometryTriangles {
 		copySlots = func(_ int, lo, hi int) { copySoleSlots(b, dec[0].tris, order, lo, hi) }
 	}
-	parallelChunks(splitWork(len(order)), copySlots)
+	parallelWork(len(order), workGrain, copySlots)
 	buildPhase("slots")
 	b.rows = b.leafRowsInto(b.rows)
 	buildPhase("rows")

@@ -536,7 +536,7 @@ func sampleStride(n int) int {
 // the places a serial partition would put them.
 const parallelSplit = 1 << 17
 
-// minChunk is the least chunk of work that splitWork hands to a goroutine
+// minChunk is the least chunk of work that workChunks hands to a goroutine
 // of its own to give every processor one, of a chunked node's sides that
 // partitionLarge bounds on one, and of a node's refs that chunksFor
 // chunks below parallelSplit.
@@ -1024,7 +1024,7 @@ func refit(nodes []node, leafBox func(slot uint32) AABB) {
 // eachLeaf calls f with every leaf of nodes, in parallel chunks of
 // leafRowsGrain nodes (leaf rows, refits).
 func eachLeaf(nodes []node, f func(n *node)) {
-	parallelChunks(splitWorkBy(len(nodes), leafRowsGrain), func(_, lo, hi int) {
+	parallelWork(len(nodes), leafRowsGrain, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if n := &nodes[i]; n.isLeaf() {
 				f(n)
@@ -1047,21 +1047,31 @@ func refitInner(nodes []node) {
 // (primitive boxes, slot copies, vertex fetches) split their work into.
 const workGrain = 1 << 15
 
-// splitWork cuts [0, n) into chunks of about workGrain, at most a few per
-// GOMAXPROCS, and at least one per GOMAXPROCS where that leaves each
-// minChunk or more (a 100k-triangle build's stages took 3 of 16
-// processors).
-func splitWork(n int) [][2]int { return splitWorkBy(n, workGrain) }
-
-// splitWorkBy is splitWork with chunks of about grain.
-func splitWorkBy(n, grain int) [][2]int {
+// workChunks is how many chunks of about grain items parallelWork cuts n
+// items into: at most a few per GOMAXPROCS, and at least one per
+// GOMAXPROCS where that leaves each minChunk or more (a 100k-triangle
+// build's stages took 3 of 16 processors).
+func workChunks(n, grain int) int {
 	procs := runtime.GOMAXPROCS(0)
-	k := min(max(n/grain, min(procs, n/minChunk), 1), 4*procs)
-	ch := make([][2]int, k)
-	for i := range ch {
-		ch[i] = [2]int{i * n / k, (i + 1) * n / k}
+	return min(max(n/grain, min(procs, n/minChunk), 1), 4*procs)
+}
+
+// parallelWork runs f on [0, n) cut into workChunks(n, grain) chunks, in
+// parallel (parallelParts).
+func parallelWork(n, grain int, f func(c, lo, hi int)) {
+	parallelParts(n, workChunks(n, grain), f)
+}
+
+// parallelParts runs f on [0, n) cut into k near-equal chunks, chunk c
+// being [c*n/k, (c+1)*n/k), in parallel on the crew (crewRun), or inline
+// for one chunk. It computes the bounds instead of taking a slice of them,
+// so that a small build's stages allocate none (BenchmarkBuildTiny).
+func parallelParts(n, k int, f func(c, lo, hi int)) {
+	if k <= 1 {
+		f(0, 0, n)
+		return
 	}
-	return ch
+	crewRun(k, func(c int) { f(c, c*n/k, (c+1)*n/k) })
 }
 
 // asyncAlloc is the least count of primitives from which a build
@@ -1101,7 +1111,8 @@ var closedDone = func() chan struct{} {
 
 // parallelChunks runs f on every chunk in parallel, on the crew (crewRun;
 // inline for one chunk or one processor). Chunk c writes only its own
-// outputs.
+// outputs. Chunks of a range cut evenly go through parallelWork, which
+// needs no slice.
 func parallelChunks(chunks [][2]int, f func(c, lo, hi int)) {
 	if len(chunks) == 1 {
 		f(0, chunks[0][0], chunks[0][1]) // no closure for crewRun to make

@@ -117,11 +117,11 @@ func TriangleGeometry(positions []vec.Vec3, indices []uint32) Geometry {
 	// with the build, and it is otherwise a serial pass over every vertex
 	// and index.
 	vb := make([]byte, 12*len(positions))
-	parallelChunks(splitWork(len(positions)), func(_, lo, hi int) { putPositions(vb[12*lo:12*hi], positions[lo:hi]) })
+	parallelWork(len(positions), workGrain, func(_, lo, hi int) { putPositions(vb[12*lo:12*hi], positions[lo:hi]) })
 	t := Triangles{VertexBuffer: vb, VertexFormat: FormatR32G32B32Float, VertexStride: 12, VertexCount: len(positions)}
 	if indices != nil {
 		ib := make([]byte, 4*len(indices))
-		parallelChunks(splitWork(len(indices)), func(_, lo, hi int) {
+		parallelWork(len(indices), workGrain, func(_, lo, hi int) {
 			for i, x := range indices[lo:hi] {
 				binary.LittleEndian.PutUint32(ib[4*(lo+i):], x)
 			}
@@ -330,7 +330,7 @@ func (s *triSource) fetch(out []triVerts, order []uint32) {
 		fetchR32x3U32(out, t.VertexBuffer, t.IndexBuffer, s.stride, order)
 		return
 	}
-	parallelChunks(splitWork(len(out)), func(_, lo, hi int) {
+	parallelWork(len(out), workGrain, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := orderAt(order, i)
 			if s.isize == 0 {
@@ -361,7 +361,7 @@ func (d *decodedGeometry) allocTris(n int, temp bool) {
 func hashIndices(ib []byte, isize, n, vertexCount int) (h uint64, bad int) {
 	blocks := make([]uint64, (n+indexHashBlock-1)/indexHashBlock)
 	bads := make([]int, len(blocks))
-	parallelChunks(splitWorkBy(len(blocks), indexHashChunk), func(_, lo, hi int) {
+	parallelWork(len(blocks), indexHashChunk, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			k0, k1 := b*indexHashBlock, min(n, (b+1)*indexHashBlock)
 			blocks[b], bads[b] = hashIndexBlock(ib, isize, k0, k1, vertexCount)
@@ -472,7 +472,7 @@ func fetchR32x3U32(tris []triVerts, vb, ib []byte, stride int, order []uint32) {
 		return
 	}
 	le := binary.LittleEndian
-	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
+	parallelWork(len(tris), workGrain, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := orderAt(order, i)
 			idx := ib[12*p : 12*p+12]
@@ -503,7 +503,7 @@ func fetchR32x3U32Native(tris []triVerts, vb, ib []byte, stride int, order []uin
 		panic("accel: no whole vertex in the vertex buffer after validation")
 	}
 	last := uint32(min(uint64(nv), math.MaxUint32))
-	parallelChunks(splitWork(len(tris)), func(_, lo, hi int) {
+	parallelWork(len(tris), workGrain, func(_, lo, hi int) {
 		if fetchAsm {
 			ord, from := (*uint32)(nil), &idx[0][0]
 			if order != nil {

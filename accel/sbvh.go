@@ -241,7 +241,7 @@ func (t *sbvhPart) emit() ([]node, []uint32) {
 	for _, in := range inner {
 		nodes[in.slot] = in.n
 	}
-	parallelChunks(splitWorkBy(len(subs), 1), func(_, lo, hi int) {
+	parallelWork(len(subs), 1, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			subs[i].copy(nodes, order)
 		}

@@ -133,9 +133,9 @@ func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
 // order that has one, whatever the chunks.
 func prepareInstances(instances []Instance) ([]instance, error) {
 	prep := make([]instance, len(instances))
-	chunks := splitWorkBy(len(instances), instanceGrain)
-	errs := make([]error, len(chunks))
-	parallelChunks(chunks, func(c, lo, hi int) {
+	k := workChunks(len(instances), instanceGrain)
+	errs := make([]error, k)
+	parallelParts(len(instances), k, func(c, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			in, err := prepareInstance(i, &instances[i])
 			if err != nil {

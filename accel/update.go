@@ -134,7 +134,7 @@ var sharedPlans sync.Mutex
 
 // updateHoldMin is the least count of slots of an update that holds the
 // crew (crewHoldFrom) and refits its parts in parallel (refitFrom): from
-// two of splitWork's chunks on, where its decoding and hashing run in
+// two of workChunks' chunks on, where its decoding and hashing run in
 // parallel, and where goroutines started for them would each wait to be
 // woken. A 10k-triangle update on two threads, back to back: 214 us
 // without the hold, 172 with it (193 on one; before the parts).
@@ -353,7 +353,7 @@ func (b *BLAS) storeSlots(in updateInput, lo, hi int) {
 		return
 	}
 	dec := in.dec
-	parallelChunks(splitWork(hi-lo), func(_, clo, chi int) {
+	parallelWork(hi-lo, workGrain, func(_, clo, chi int) {
 		clo, chi = lo+clo, lo+chi
 		if b.typ == GeometryTriangles && len(dec) == 1 {
 			gatherSlots(b.tris[clo:chi], dec[0].tris, b.primIndex[clo:chi])

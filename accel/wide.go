@@ -129,7 +129,7 @@ func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, slots 
 		in = make([]wideSlots, len(kids))
 		*slots = in
 	}
-	parallelChunks(splitWorkBy(len(kids), wideGrain), func(_, lo, hi int) {
+	parallelWork(len(kids), wideGrain, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var si *wideSlots
 			if in != nil {
@@ -145,7 +145,7 @@ func (p *widePlan) fillAll(nodes []node, kids []wideKids, index []uint32, slots 
 // bounds (slots from widenInto), keeping the cut: an update's, after the
 // binary nodes are refitted.
 func refitWide(nodes []node, wide []wideNode, slots []wideSlots) {
-	parallelChunks(splitWorkBy(len(wide), wideGrain), func(_, lo, hi int) {
+	parallelWork(len(wide), wideGrain, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			refitWideNode(&wide[i], nodes, &slots[i])
 		}
