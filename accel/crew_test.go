@@ -41,6 +41,53 @@ func TestCrewRunRunsEveryPartOnce(t *testing.T) {
 	}
 }
 
+// parallelWork hands every index of [0, n) to exactly one call, in
+// contiguous chunks numbered 0 to workChunks-1 that tile the range in
+// order, for empty, tiny and large ranges on one processor and several.
+func TestParallelWorkCoversTheRangeOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 7} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 5, minChunk - 1, 3*minChunk + 17, 5*workGrain + 3} {
+			for _, grain := range []int{1, 1000, workGrain} {
+				k := workChunks(n, grain)
+				if k < 1 || k > 4*procs {
+					t.Fatalf("GOMAXPROCS %d, n %d, grain %d: %d chunks", procs, n, grain, k)
+				}
+				seen := make([]atomic.Int32, n)
+				bounds := make([][2]int, k)
+				var calls atomic.Int32
+				parallelWork(n, grain, func(c, lo, hi int) {
+					calls.Add(1)
+					bounds[c] = [2]int{lo, hi}
+					for i := lo; i < hi; i++ {
+						seen[i].Add(1)
+					}
+				})
+				if got := int(calls.Load()); got != k {
+					t.Errorf("GOMAXPROCS %d, n %d, grain %d: %d calls for %d chunks", procs, n, grain, got, k)
+				}
+				end := 0
+				for c, b := range bounds {
+					if b[0] != end || b[1] < b[0] {
+						t.Errorf("GOMAXPROCS %d, n %d, grain %d: chunk %d is [%d, %d) after %d", procs, n, grain, c, b[0], b[1], end)
+					}
+					end = b[1]
+				}
+				if end != n {
+					t.Errorf("GOMAXPROCS %d, n %d, grain %d: chunks end at %d", procs, n, grain, end)
+				}
+				for i := range seen {
+					if got := seen[i].Load(); got != 1 {
+						t.Errorf("GOMAXPROCS %d, n %d, grain %d: index %d handed out %d times", procs, n, grain, i, got)
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
 // A crewGroup's Wait returns once every function posted with Go has
 // returned, those posted by the functions themselves included (as the
 // builder hands subtrees off), on the crew (a build holds it) and on
