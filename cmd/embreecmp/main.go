@@ -178,6 +178,17 @@ func profiled(path string, f func() error) error {
 }
 
 // mesh is one scene to compare.
+// loadFileMesh loads the mesh of the file at path with load, refusing
+// one without a triangle (a point cloud, lines, or a file read as none),
+// which has nothing to build or to cast shadow rays from.
+func loadFileMesh(path string, load func(string) ([]vec.Vec3, []uint32, error)) (mesh, error) {
+	p, i, err := load(path)
+	if err == nil && len(i) < 3 {
+		err = fmt.Errorf("%s: no triangles (%d vertices, no face of three or more)", path, len(p))
+	}
+	return mesh{filepath.Base(path), p, i, nil}, err
+}
+
 type mesh struct {
 	name      string
 	positions []vec.Vec3
@@ -230,16 +241,10 @@ func run() error {
 		}
 	}
 	for _, path := range splitList(*flagOBJ) {
-		meshes = append(meshes, func() (mesh, error) {
-			p, i, err := loadOBJ(path)
-			return mesh{filepath.Base(path), p, i, nil}, err
-		})
+		meshes = append(meshes, func() (mesh, error) { return loadFileMesh(path, loadOBJ) })
 	}
 	for _, path := range splitList(*flagMesh) {
-		meshes = append(meshes, func() (mesh, error) {
-			p, i, err := loadSceneMesh(path)
-			return mesh{filepath.Base(path), p, i, nil}, err
-		})
+		meshes = append(meshes, func() (mesh, error) { return loadFileMesh(path, loadSceneMesh) })
 	}
 	if insts := splitList(*flagInstances); len(insts) > 0 {
 		nt, err := parseSize(*flagInstTris)

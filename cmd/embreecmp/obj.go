@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +17,8 @@ import (
 // loadOBJ reads the vertices and faces of a Wavefront OBJ file: "v x y z"
 // and "f a b c ..." lines (index forms i, i/t, i//n, i/t/n, negative indices
 // relative to the end), polygons triangulated as fans. Everything else is
-// ignored.
+// ignored. A coordinate that does not parse or is not finite is an error
+// that names its line.
 func loadOBJ(path string) ([]vec.Vec3, []uint32, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -53,6 +55,11 @@ func readOBJ(r io.Reader) ([]vec.Vec3, []uint32, error) {
 				x, err := strconv.ParseFloat(fields[1+k], 32)
 				if err != nil {
 					return nil, nil, fmt.Errorf("line %d: %v", line, err)
+				}
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					// Rays are aimed from the mesh's bounds, and Embree
+					// aborts on a ray that is not finite.
+					return nil, nil, fmt.Errorf("line %d: coordinate %q is not finite", line, fields[1+k])
 				}
 				p[k] = float32(x)
 			}
