@@ -432,6 +432,10 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 		leaf()
 		return
 	}
+	if b.p.maxLeaf == 1 && n <= smallSplit && depth < medianDepth {
+		b.buildSmall(t, r, lo, hi, cur, bounds)
+		return
+	}
 	if lazy == lazyCentroids {
 		cb = centroidBounds(refs)
 	}
@@ -511,6 +515,68 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 		b.build(t, c, lo, lo+mid, depth+1, next, lb, lc, childLazy, sc, group)
 	}
 	b.build(t, c+1, lo+mid, hi, depth+1, next, rb, rc, childLazy, sc, group)
+}
+
+// smallSplit is the most refs of a node that a top level's build (leaves
+// of one instance) cuts in two by trying every way (buildSmall) instead
+// of binning them: three quarters of its nodes hold that few, and binning
+// and sweeping three axes cost such a node as much as a node of hundreds.
+const smallSplit = 4
+
+// buildSmall builds the subtree of the 2 to smallSplit refs at
+// bufs[cur][lo:hi], whose bounds are given, into t.nodes[r], with leaves
+// of one ref: each node's refs are cut in the two groups of least SAH
+// cost (each group's surface area times its count, summed) of all ways to
+// cut them, the first such cut in the order of the left group's mask
+// (which holds the node's first ref), and each group keeps its refs'
+// order. It is exact where binning is not, and needs no axis.
+func (b *builder) buildSmall(t *piece, r uint32, lo, hi, cur int, bounds binBox) {
+	refs := b.bufs[cur][lo:hi]
+	n := len(refs)
+	if n == 1 {
+		t.nodes[r] = node{bounds: bounds.aabb(), first: uint32(lo), count: 1}
+		b.order[lo] = refs[0].id
+		return
+	}
+	bestMask, bestCost := 0, float32(0)
+	var bestL, bestR binBox
+	for mask := 1; mask < 1<<n-1; mask += 2 { // the left group holds refs[0]
+		l, rt := emptyBinBox(), emptyBinBox()
+		nl := 0
+		for i := range refs {
+			if mask>>i&1 != 0 {
+				l.add(&refs[i])
+				nl++
+			} else {
+				rt.add(&refs[i])
+			}
+		}
+		cost := l.area()*float32(nl) + rt.area()*float32(n-nl)
+		if bestMask == 0 || cost < bestCost {
+			bestMask, bestCost, bestL, bestR = mask, cost, l, rt
+		}
+	}
+	var cut [smallSplit]bref
+	nl := 0
+	for i := range refs {
+		if bestMask>>i&1 != 0 {
+			cut[nl] = refs[i]
+			nl++
+		}
+	}
+	k := nl
+	for i := range refs {
+		if bestMask>>i&1 == 0 {
+			cut[k] = refs[i]
+			k++
+		}
+	}
+	copy(refs, cut[:n])
+	c := uint32(len(t.nodes))
+	t.nodes = append(t.nodes, node{}, node{})
+	t.nodes[r] = node{bounds: bounds.aabb(), first: c}
+	b.buildSmall(t, c, lo, lo+nl, cur, bestL)
+	b.buildSmall(t, c+1, lo+nl, hi, cur, bestR)
 }
 
 // sampleTarget sets how much of a large node is binned: a node of n >=
