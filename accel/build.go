@@ -194,9 +194,10 @@ type placement struct {
 }
 
 // handOff makes the child at slot, the first of a pair just appended to t,
-// a piece of its own, for another goroutine to build.
-func (t *piece) handOff(slot uint32) *piece {
-	c := &piece{nodes: make([]node, 1)}
+// a piece of its own, for another goroutine to build, with room for hint
+// nodes (nodesHint of its refs), so that its nodes do not grow by doubling.
+func (t *piece) handOff(slot uint32, hint int) *piece {
+	c := &piece{nodes: make([]node, 1, hint)}
 	t.handoffs = append(t.handoffs, handoff{slot: slot, piece: c})
 	return c
 }
@@ -506,7 +507,7 @@ func (b *builder) build(t *piece, r uint32, lo, hi int, depth, cur int, bounds b
 	t.nodes = append(t.nodes, node{}, node{})
 	t.nodes[r] = node{bounds: bounds.aabb(), first: c}
 	if n >= b.grain {
-		left := t.handOff(c)
+		left := t.handOff(c, nodesHint(mid, b.p, b.grain))
 		// The task captures copies: build's own variables stay off the
 		// heap where no child is handed off.
 		lb, lc, lazy := lb, lc, childLazy
