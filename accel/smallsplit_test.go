@@ -101,3 +101,51 @@ func cheapestCut(refs []primRef, ids []uint32) float32 {
 	assign(0, nil, nil)
 	return best
 }
+
+// Cuts whose cost is not a number (boxes so large that an area overflows,
+// times a zero extent) or ties everywhere (identical or flat boxes) still
+// give a tree with every instance in one leaf of its own, every node's box
+// the union of its children's.
+func TestTopLevelSmallNodesDegenerateBoxes(t *testing.T) {
+	huge := float32(1e38)
+	sets := map[string][]AABB{
+		"identical": {{vec.V3(1, 1, 1), vec.V3(2, 2, 2)}, {vec.V3(1, 1, 1), vec.V3(2, 2, 2)}, {vec.V3(1, 1, 1), vec.V3(2, 2, 2)}, {vec.V3(1, 1, 1), vec.V3(2, 2, 2)}},
+		"points":    {{vec.V3(0, 0, 0), vec.V3(0, 0, 0)}, {vec.V3(1, 0, 0), vec.V3(1, 0, 0)}, {vec.V3(0, 1, 0), vec.V3(0, 1, 0)}},
+		"overflow":  {{vec.V3(-huge, 0, -huge), vec.V3(huge, 0, huge)}, {vec.V3(-huge, -huge, 0), vec.V3(huge, huge, 0)}, {vec.V3(0, 0, 0), vec.V3(1, 1, 1)}, {vec.V3(-huge, -huge, -huge), vec.V3(huge, huge, huge)}},
+	}
+	p := paramsFor(0)
+	p.maxLeaf = 1
+	for name, boxes := range sets {
+		refs := make([]primRef, len(boxes))
+		for i, b := range boxes {
+			refs[i] = primRef{box: b, id: uint32(i)}
+		}
+		nodes, order := buildBVH(refs, p)
+		if len(nodes) != 2*len(refs)-1 {
+			t.Fatalf("%s: %d nodes for %d instances", name, len(nodes), len(refs))
+		}
+		seen := make([]int, len(refs))
+		var walk func(i uint32) AABB
+		walk = func(i uint32) AABB {
+			nd := &nodes[i]
+			if nd.count > 0 {
+				id := order[nd.first]
+				if nd.count != 1 || nd.bounds != boxes[id] {
+					t.Fatalf("%s: leaf %d: %d instances, box %v", name, i, nd.count, nd.bounds)
+				}
+				seen[id]++
+				return nd.bounds
+			}
+			if u := walk(nd.first).Union(walk(nd.first + 1)); u != nd.bounds {
+				t.Fatalf("%s: node %d box %v, its children's union %v", name, i, nd.bounds, u)
+			}
+			return nd.bounds
+		}
+		walk(0)
+		for id, k := range seen {
+			if k != 1 {
+				t.Fatalf("%s: instance %d in %d leaves", name, id, k)
+			}
+		}
+	}
+}
