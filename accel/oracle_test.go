@@ -157,7 +157,7 @@ func (b *BLAS) checkInvariants() error {
 func (t *TLAS) checkInvariants() error {
 	return checkTree(t.nodes, len(t.order), func(s uint32) AABB {
 		in := &t.instances[t.order[s]]
-		return in.blas.Bounds().Transform(in.objectToWorld)
+		return in.worldBox()
 	}, nil)
 }
 

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -195,6 +196,31 @@ func (in *instance) active() bool {
 	return in.blas != nil && in.mask != 0 && !in.blas.Bounds().IsEmpty()
 }
 
+// worldBox returns the instance's BLAS bounds carried into world space
+// (AABB.Transform), with each side that is not a finite number (products
+// of a finite transform that overflow, or infinities of opposite signs
+// summed) moved out to the largest float32: every finite point, so every
+// hit, still lies inside, and the box's centroid is a number. A box from
+// -Inf to +Inf has none, and the builder's binning and partition then
+// placed its instance on different sides of a split, so that a node's box
+// left it out (FuzzBuildTLAS: a transform entry of -2.3e38).
+func (in *instance) worldBox() AABB {
+	b := in.blas.Bounds().Transform(in.objectToWorld)
+	lo := func(x float32) float32 {
+		if x >= -math.MaxFloat32 {
+			return min(x, math.MaxFloat32)
+		}
+		return -math.MaxFloat32 // -Inf or NaN
+	}
+	hi := func(x float32) float32 {
+		if x <= math.MaxFloat32 {
+			return max(x, -math.MaxFloat32)
+		}
+		return math.MaxFloat32 // +Inf or NaN
+	}
+	return AABB{vec.V3(lo(b.Min.X), lo(b.Min.Y), lo(b.Min.Z)), vec.V3(hi(b.Max.X), hi(b.Max.Y), hi(b.Max.Z))}
+}
+
 func (t *TLAS) build() {
 	refs := make([]primRef, 0, len(t.instances))
 	for i := range t.instances {
@@ -202,7 +228,7 @@ func (t *TLAS) build() {
 		if !in.active() {
 			continue
 		}
-		refs = append(refs, primRef{box: in.blas.Bounds().Transform(in.objectToWorld), id: uint32(i)})
+		refs = append(refs, primRef{box: in.worldBox(), id: uint32(i)})
 	}
 	p := paramsFor(t.flags)
 	p.maxLeaf = 1 // traversal enters one instance per leaf

@@ -548,5 +548,5 @@ func (t *TLAS) apply(prep []instance) {
 // slotBox returns the world bounds of the instance in leaf slot s.
 func (t *TLAS) slotBox(s uint32) AABB {
 	in := &t.instances[t.order[s]]
-	return in.blas.Bounds().Transform(in.objectToWorld)
+	return in.worldBox()
 }
