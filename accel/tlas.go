@@ -206,6 +206,9 @@ func (in *instance) active() bool {
 // left it out (FuzzBuildTLAS: a transform entry of -2.3e38).
 func (in *instance) worldBox() AABB {
 	b := in.blas.Bounds().Transform(in.objectToWorld)
+	if b.Min.IsFinite() && b.Max.IsFinite() {
+		return b
+	}
 	lo := func(x float32) float32 {
 		if x >= -math.MaxFloat32 {
 			return min(x, math.MaxFloat32)
