@@ -105,6 +105,17 @@ func fuzzGeometry(data []byte) (Geometry, BuildFlags, int) {
 	return Geometry{Type: GeometryTriangles, Triangles: t}, flags, offset
 }
 
+// refused reports whether a fuzzed build refused its input, failing t
+// where it did so with an error other than an *InputError.
+func refused(t *testing.T, err error) bool {
+	t.Helper()
+	var ie *InputError
+	if err != nil && !errors.As(err, &ie) {
+		t.Fatalf("error %v is not an *InputError", err)
+	}
+	return err != nil
+}
+
 // FuzzBuildBLAS builds a BLAS from fuzzed triangle descriptions (every
 // vertex and index format, strides, counts, transforms, buffers too short,
 // indices out of range, NaN and infinite coordinates): BuildBLAS never
@@ -130,11 +141,7 @@ func FuzzBuildBLAS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, flags, offset := fuzzGeometry(data)
 		b, err := BuildBLAS([]Geometry{g}, flags)
-		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error %v is not an *InputError", err)
-			}
+		if refused(t, err) {
 			return
 		}
 		if err := b.checkInvariants(); err != nil {
