@@ -8,6 +8,15 @@ import (
 
 // Ray is the HLSL RayDesc: t is measured in units of the (unnormalized)
 // direction.
+//
+// Every hit the watertight triangle test gives within [TMin, TMax] is found
+// (the node tests are conservative) for TMin >= 0, as Vulkan requires, and
+// directions whose nonzero components are normal floats. Two edges are
+// known (FuzzRayQueries, docs/performance.md): a negative TMin finds hits
+// behind the origin, but a box there thinner along the ray than float32
+// resolves can be culled; and a subnormal direction component (below
+// 2^-126) has an inverse that overflows, so the walks take the ray for one
+// parallel to that axis and can cull a box it crosses very far away.
 type Ray struct {
 	Origin    vec.Vec3
 	TMin      float32
