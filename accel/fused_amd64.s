@@ -815,11 +815,13 @@ exactmiss: \
 	VBROADCASTSS X5, X5      /* |x| mask */
 
 // RAYINVFINITE goes on at bad unless every component of the inverse
-// direction (X4) is finite: the node tests' distances could else be NaN
-// (SLAB8NAN's walks take such rays). It clobbers X6, X7 and CX.
+// direction (X4) is at most maxFiniteInverse, so that the far planes'
+// inverse (times robustScale) is finite too: the node tests' distances
+// could else be NaN (SLAB8NAN's walks take such rays). It clobbers X6, X7
+// and CX.
 #define RAYINVFINITE(bad) \
 	VANDPS       X5, X4, X6 \
-	MOVL         $0x7f7fffff, CX /* math.MaxFloat32 */ \
+	MOVL         $0x7f7ffff7, CX /* maxFiniteInverse */ \
 	VMOVD        CX, X7 \
 	VBROADCASTSS X7, X7 \
 	VCMPPS       $2, X7, X6, X6 \
@@ -1287,9 +1289,31 @@ rootnode: \
 #define ENTRYCLOSEST ENTRY(8, gomust, rleaf)
 #define ENTRYOCCLUDE ENTRY(4, gomust, rleaf)
 
-// STARTFINITE and STARTNAN are RAYSTART's and RAYSTARTNAN's checks.
+// STARTFINITE and STARTNAN are RAYSTART's and RAYSTARTNAN's checks (the
+// latter with INVCLAMP).
 #define STARTFINITE RAYINVFINITE(nonfinite)
-#define STARTNAN DIRNONZERO(gomust)
+#define STARTNAN DIRNONZERO(gomust) INVCLAMP
+
+// INVCLAMP is inverse (traverse.go) for the NaN walks' set-up: a component
+// of the inverse direction (X4) that is infinite where the direction's
+// (X1) is not zero, a subnormal one, becomes the largest float32 of its
+// sign; the far planes' inverse, that times robustScale, is then infinite
+// (RAYPLACE). Lane 3 (1/tMax) is left as it is. It takes RAYINV's
+// magnitude mask in X5 and clobbers X6-X9 and CX.
+#define INVCLAMP \
+	VANDPS       X5, X4, X6 /* |inv| */ \
+	MOVL         $0x7f7fffff, CX \
+	VMOVD        CX, X7 \
+	VBROADCASTSS X7, X7 /* math.MaxFloat32 */ \
+	VCMPPS       $1, X6, X7, X6 /* |inv| infinite */ \
+	VANDPS       X5, X1, X8 \
+	VXORPS       X9, X9, X9 \
+	VCMPPS       $4, X9, X8, X8 /* direction not zero */ \
+	VANDPS       X8, X6, X6 \
+	VINSERTPS    $0x08, X6, X6, X6 /* not lane 3 */ \
+	VANDNPS      X4, X5, X9 /* inv's sign */ \
+	VORPS        X7, X9, X9 \
+	VBLENDVPS    X6, X9, X4, X4
 
 // LANESETUP and LANESETUPNAN are BATCHLANES' set-ups of a lane's ray:
 // RAYSETUP, with a ray whose inverse direction has an infinite component
@@ -1303,6 +1327,7 @@ rootnode: \
 #define LANESETUPNAN \
 	RAYINV \
 	DIRNONZERO(badray) \
+	INVCLAMP \
 	RAYPLACE
 
 // DIRNONZERO goes on at bad when every component of the direction (X1,

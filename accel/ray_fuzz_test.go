@@ -15,20 +15,19 @@ import (
 // terrain and a soup, through Intersect, IntersectTo, Occluded and
 // IntersectBatch: none panics and the four agree on every ray. Where the
 // ray's numbers keep the walks' arithmetic within float32's range (every
-// component of origin and direction, TMin and a finite TMax zero or of a
-// magnitude in [2^-40, 2^40]; the meshes lie within 2 of the origin) and
-// TMin >= 0, they also answer as the brute-force oracle (every triangle
-// with the watertight test) does, up to the triangle test's own rounding
-// as closestAsOracle allows it (two hits within their t errors may come
-// either way; a miss where the oracle's hit is one only by rounding); so
-// does Occluded. Outside that, the fuzzer found three ways the walks and
-// the oracle part (docs/performance.md): a subnormal direction component
-// (its inverse overflows to infinity, which the walks take for a ray
-// parallel to that axis, though the ray crosses a box's plane at a large
-// but finite distance), a negative TMin (Vulkan requires TMin >= 0; the
-// node tests widen a box's far distance by a factor above 1, which
-// narrows it where the distance is negative), and a direction of 1e34
-// with a hit at t = 7e-36.
+// component of the origin, the direction's longest component, TMin and a
+// finite TMax zero or of a magnitude in [2^-40, 2^40]; the direction's
+// other components as small as they come; the meshes lie within 2 of the
+// origin) and TMin >= 0, they also answer as the brute-force oracle (every
+// triangle with the watertight test) does, up to the triangle test's own
+// rounding as closestAsOracle allows it (two hits within their t errors
+// may come either way; a miss where the oracle's hit is one only by
+// rounding); so does Occluded. Outside that, the fuzzer found two ways
+// the walks and the oracle part (docs/performance.md): a negative TMin
+// (Vulkan requires TMin >= 0; the node tests widen a box's far distance by
+// a factor above 1, which narrows it where the distance is negative), and
+// a direction of 1e34 with a hit at t = 7e-36. (A third, a subnormal
+// direction component, is fixed: inverse, TestRaySubnormalDirectionComponent.)
 func FuzzRayQueries(f *testing.F) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for range 24 {
@@ -39,12 +38,7 @@ func FuzzRayQueries(f *testing.F) {
 		}
 		f.Add(seed)
 	}
-	tpos, tidx := meshgen.Terrain(2000, 3)
-	spos, sidx := randomSoup(rng, 1500, 0.2)
-	var blases []*BLAS
-	for _, g := range []Geometry{TriangleGeometry(tpos, tidx), TriangleGeometry(spos, sidx)} {
-		blases = append(blases, mustBLAS(f, []Geometry{g}, BuildPreferFastTrace))
-	}
+	blases := rayFuzzBLASes(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 32 {
 			return
@@ -60,7 +54,8 @@ func FuzzRayQueries(f *testing.F) {
 			return true
 		}
 		o, d := r.Origin, r.Direction
-		compare := tame(o.X, o.Y, o.Z, d.X, d.Y, d.Z, r.TMin) && r.TMin >= 0 && (math.IsInf(float64(r.TMax), 1) || tame(r.TMax))
+		longest := max(abs32(d.X), abs32(d.Y), abs32(d.Z)) // the others may be as small as they like
+		compare := tame(o.X, o.Y, o.Z, longest, r.TMin) && r.TMin >= 0 && (math.IsInf(float64(r.TMax), 1) || tame(r.TMax))
 		for bi, b := range blases {
 			insts := []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}
 			want, wok := bruteClosest(insts, r, 0xff)
@@ -87,4 +82,89 @@ func FuzzRayQueries(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rayFuzzBLASes returns FuzzRayQueries' meshes: a terrain and a soup.
+func rayFuzzBLASes(t testing.TB) []*BLAS {
+	rng := rand.New(rand.NewPCG(23, 24))
+	tpos, tidx := meshgen.Terrain(2000, 3)
+	spos, sidx := randomSoup(rng, 1500, 0.2)
+	var blases []*BLAS
+	for _, g := range []Geometry{TriangleGeometry(tpos, tidx), TriangleGeometry(spos, sidx)} {
+		blases = append(blases, mustBLAS(t, []Geometry{g}, BuildPreferFastTrace))
+	}
+	return blases
+}
+
+// A direction component that is not zero but subnormal has an inverse
+// that overflows; the walks used to take the ray for one parallel to that
+// axis and cull the boxes it crosses far away (inverse). The ray
+// FuzzRayQueries found: z of 1.7e-41 from an origin 5e-37 below z = 0,
+// which the ray crosses at t = 3e4, and a hit at t = 1.1e8.
+func TestRaySubnormalDirectionComponent(t *testing.T) {
+	r := Ray{Origin: vec.V3(6.4096906e-10, 6.4096906e-10, -5.177707e-37), TMin: 6.4096906e-10,
+		Direction: vec.V3(6.4096906e-10, 6.4096906e-10, 1.7286e-41), TMax: 7.7488404e+14}
+	hits := 0
+	for _, b := range rayFuzzBLASes(t) {
+		closestAsOracle(t, b, b, []Ray{r})
+		if _, ok := b.Intersect(r, 0); ok {
+			hits++
+		}
+		for _, flip := range []float32{1, -1} { // and a subnormal x, either sign
+			q := r
+			q.Direction.X *= flip * 1e-32
+			closestAsOracle(t, b, b, []Ray{q})
+		}
+	}
+	if hits == 0 {
+		t.Fatal("the ray hits neither mesh: the case tests nothing")
+	}
+}
+
+// maxFiniteInverse is the largest float32 whose product with robustScale
+// is finite.
+func TestMaxFiniteInverseIsTheLast(t *testing.T) {
+	c := float32(maxFiniteInverse)
+	if far := c * robustScale; far > math.MaxFloat32 {
+		t.Fatalf("maxFiniteInverse %g times robustScale is %g", c, far)
+	}
+	if far := math.Nextafter32(c, float32(math.Inf(1))) * robustScale; far <= math.MaxFloat32 {
+		t.Fatalf("the float after maxFiniteInverse times robustScale is %g, still finite", far)
+	}
+}
+
+// An instance scaled by 3e38 places a world ray's direction in object
+// space with every component subnormal: the top level's walks find the
+// instance's hits as the oracle does (they culled them before inverse).
+func TestTopLevelSubnormalPlacedDirections(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	pos, idx := randomSoup(rng, 30, 0.5)
+	b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, 0)
+	var insts []Instance
+	for i := range 9 {
+		m := randomRotation(rng)
+		if i == 4 {
+			m = vec.Mat3x4{{3e38, 0, 0, 0}, {0, 3e38, 0, 0}, {0, 0, 3e38, 0}}
+		}
+		insts = append(insts, Instance{Transform: m, InstanceMask: 0xff, BLAS: b})
+	}
+	tl, err := BuildTLAS(insts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rays := make([]Ray, 2000)
+	for i := range rays {
+		rays[i] = Ray{Origin: randVec(rng, 4), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
+	}
+	oracleTLAS(t, tl, insts, rays)
+	large := 0
+	for _, r := range rays {
+		if h, ok := tl.Intersect(r, 0, 0xff); ok && h.InstanceIndex == 4 {
+			large++
+		}
+	}
+	if large == 0 {
+		t.Fatal("no ray hit the scaled instance: the case tests nothing")
+	}
+	t.Logf("%d rays hit the scaled instance", large)
 }

@@ -10,13 +10,10 @@ import (
 // direction.
 //
 // Every hit the watertight triangle test gives within [TMin, TMax] is found
-// (the node tests are conservative) for TMin >= 0, as Vulkan requires, and
-// directions whose nonzero components are normal floats. Two edges are
-// known (FuzzRayQueries, docs/performance.md): a negative TMin finds hits
-// behind the origin, but a box there thinner along the ray than float32
-// resolves can be culled; and a subnormal direction component (below
-// 2^-126) has an inverse that overflows, so the walks take the ray for one
-// parallel to that axis and can cull a box it crosses very far away.
+// (the node tests are conservative) for TMin >= 0, as Vulkan requires. A
+// negative TMin finds hits behind the origin, but a box there thinner
+// along the ray than float32 resolves can be culled (FuzzRayQueries,
+// docs/performance.md).
 type Ray struct {
 	Origin    vec.Vec3
 	TMin      float32
@@ -159,7 +156,7 @@ type rayBox struct {
 
 func (r *rayBox) setup(o, d vec.Vec3) {
 	r.org = o
-	r.inv = vec.V3(1/d.X, 1/d.Y, 1/d.Z)
+	r.inv = vec.V3(inverse(d.X), inverse(d.Y), inverse(d.Z))
 	r.invFar = vec.V3(r.inv.X*robustScale, r.inv.Y*robustScale, r.inv.Z*robustScale)
 	r.negX, r.negY, r.negZ = r.inv.X < 0, r.inv.Y < 0, r.inv.Z < 0
 	r.nearX, r.nearY, r.nearZ = 0, 2, 4
@@ -173,12 +170,38 @@ func (r *rayBox) setup(o, d vec.Vec3) {
 		r.nearZ = 5
 	}
 	fin := func(x float32) bool { return abs32(x) <= math.MaxFloat32 }
-	r.finite = fin(o.X) && fin(o.Y) && fin(o.Z) && fin(r.inv.X) && fin(r.inv.Y) && fin(r.inv.Z) &&
+	finInv := func(x float32) bool { return abs32(x) <= maxFiniteInverse }
+	r.finite = fin(o.X) && fin(o.Y) && fin(o.Z) && finInv(r.inv.X) && finInv(r.inv.Y) && finInv(r.inv.Z) &&
 		r.inv.X != 0 && r.inv.Y != 0 && r.inv.Z != 0
 	if slabAsm && !useSIMD && r.finite {
 		r.slab.init(r)
 	}
 }
+
+// inverse returns 1/x for a slab test's near planes. Where x is not zero
+// but so small (subnormal) that 1/x overflows, it returns the largest
+// float32 of x's sign instead of an infinity, which the walks would take
+// for a ray parallel to that axis: the ray does cross the axis' planes, at
+// distances too large for float32 but finite. A near distance taken with
+// the smaller inverse is no larger than the exact one for a plane ahead
+// (and one behind is below tMin >= 0 anyway), and the far planes' inverse,
+// that times robustScale, overflows to the infinity that bounds the far
+// distance (FuzzRayQueries found a component of 1.7e-41 that culled the
+// box of a hit at t = 1.1e8). Such a ray takes the NaN walks
+// (maxFiniteInverse).
+func inverse(x float32) float32 {
+	v := 1 / x
+	if x != 0 && abs32(v) > math.MaxFloat32 {
+		return math.Float32frombits(math.Float32bits(v)&(1<<31) | math.Float32bits(math.MaxFloat32))
+	}
+	return v
+}
+
+// maxFiniteInverse is the largest inverse direction component whose far
+// planes' inverse (times robustScale) is finite: rays with a larger one
+// take the NaN walks (rayBox.finite, RAYINVFINITE), whose slab test
+// allows a NaN distance (zero times an infinite inverse).
+const maxFiniteInverse = 0x1.ffffeep+127 // float32 bits 0x7f7ffff7
 
 // robustScale widens every slab test against rounding, so that it can
 // never make a box miss a triangle that the watertight test would hit
