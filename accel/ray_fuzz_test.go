@@ -152,19 +152,5 @@ func TestTopLevelSubnormalPlacedDirections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rays := make([]Ray, 2000)
-	for i := range rays {
-		rays[i] = Ray{Origin: randVec(rng, 4), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
-	}
-	oracleTLAS(t, tl, insts, rays)
-	large := 0
-	for _, r := range rays {
-		if h, ok := tl.Intersect(r, 0, 0xff); ok && h.InstanceIndex == 4 {
-			large++
-		}
-	}
-	if large == 0 {
-		t.Fatal("no ray hit the scaled instance: the case tests nothing")
-	}
-	t.Logf("%d rays hit the scaled instance", large)
+	t.Logf("%d rays hit the scaled instance", oracleHitting(t, tl, insts, rng, 4))
 }

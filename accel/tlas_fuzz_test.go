@@ -157,18 +157,27 @@ func TestTopLevelInstanceBoxOverflows(t *testing.T) {
 	if box := tl.instances[4].worldBox(); box.Min.X != -math.MaxFloat32 || box.Max.X != math.MaxFloat32 {
 		t.Fatalf("the overflowing instance's box %v, want the float32 range in x", box)
 	}
+	oracleHitting(t, tl, insts, rng, 4)
+}
+
+// oracleHitting casts 4000 random rays (from rng) at tl, checks their
+// closest hits against the oracle over insts (oracleTLAS), and returns how
+// many hit instance want, failing t where none does: the case would test
+// nothing.
+func oracleHitting(t *testing.T, tl *TLAS, insts []Instance, rng *rand.Rand, want uint32) (hits int) {
+	t.Helper()
 	rays := make([]Ray, 4000)
 	for i := range rays {
 		rays[i] = Ray{Origin: randVec(rng, 4), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
 	}
 	oracleTLAS(t, tl, insts, rays)
-	large1 := 0
 	for _, r := range rays {
-		if h, ok := tl.Intersect(r, 0, 0xff); ok && h.InstanceIndex == 4 {
-			large1++
+		if h, ok := tl.Intersect(r, 0, 0xff); ok && h.InstanceIndex == want {
+			hits++
 		}
 	}
-	if large1 == 0 {
-		t.Fatal("no ray hit the large instance: the case tests nothing")
+	if hits == 0 {
+		t.Fatalf("no ray hit instance %d: the case tests nothing", want)
 	}
+	return hits
 }
