@@ -26,7 +26,11 @@ import (
 // the walks and the oracle part (docs/performance.md): a negative TMin
 // (Vulkan requires TMin >= 0; the node tests widen a box's far distance by
 // a factor above 1, which narrows it where the distance is negative), and
-// a direction of 1e34 with a hit at t = 7e-36. (A third, a subnormal
+// a hit only by the triangle test's rounding that closestAsOracle's float64
+// box check cannot tell (a direction of 1e34 along y from an origin on a
+// triangle's highest z, z moving at 1.5e-19: the ray leaves the box at
+// t = 0 exactly, and meets the triangle's plane at t = 7e-36, 1e-54 past
+// that z, which the test's shear rounds away). (A third, a subnormal
 // direction component, is fixed: inverse, TestRaySubnormalDirectionComponent.)
 func FuzzRayQueries(f *testing.F) {
 	rng := rand.New(rand.NewPCG(21, 22))
