@@ -2,6 +2,7 @@ package accel
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"unsafe"
 
@@ -566,18 +567,13 @@ func (b *builder) buildSmall(t *piece, r uint32, lo, hi, cur int, bounds binBox)
 		}
 	}
 	var cut [smallSplit]bref
-	nl := 0
+	nl := bits.OnesCount(uint(bestMask))
+	left, right := 0, nl // each group's next place
 	for i := range refs {
 		if bestMask>>i&1 != 0 {
-			cut[nl] = refs[i]
-			nl++
-		}
-	}
-	k := nl
-	for i := range refs {
-		if bestMask>>i&1 == 0 {
-			cut[k] = refs[i]
-			k++
+			cut[left], left = refs[i], left+1
+		} else {
+			cut[right], right = refs[i], right+1
 		}
 	}
 	copy(refs, cut[:n])

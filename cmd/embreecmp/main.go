@@ -178,6 +178,15 @@ func profiled(path string, f func() error) error {
 }
 
 // mesh is one scene to compare.
+type mesh struct {
+	name      string
+	positions []vec.Vec3
+	indices   []uint32
+	// instances, if not nil, makes the scene a top level of instances of
+	// the mesh, each placed by its transform (compareInstances).
+	instances []vec.Mat3x4
+}
+
 // loadFileMesh loads the mesh of the file at path with load, refusing
 // one without a triangle (a point cloud, lines, or a file read as none),
 // which has nothing to build or to cast shadow rays from.
@@ -187,15 +196,6 @@ func loadFileMesh(path string, load func(string) ([]vec.Vec3, []uint32, error)) 
 		err = fmt.Errorf("%s: no triangles (%d vertices, no face of three or more)", path, len(p))
 	}
 	return mesh{filepath.Base(path), p, i, nil}, err
-}
-
-type mesh struct {
-	name      string
-	positions []vec.Vec3
-	indices   []uint32
-	// instances, if not nil, makes the scene a top level of instances of
-	// the mesh, each placed by its transform (compareInstances).
-	instances []vec.Mat3x4
 }
 
 func run() error {
