@@ -666,12 +666,13 @@ func (b *BLAS) traversalBytes() uint64 {
 func (t *TLAS) deriveBLASBytes() {
 	t.blasBytes = 0
 	seen := make(map[*BLAS]bool)
+	var last *BLAS // instances of one BLAS often come in runs: no lookup for those
 	for i := range t.instances {
 		in := &t.instances[i]
-		if !in.active() || in.blas.typ != GeometryTriangles || seen[in.blas] {
+		if !in.active() || in.blas == last || in.blas.typ != GeometryTriangles || seen[in.blas] {
 			continue
 		}
-		seen[in.blas] = true
+		seen[in.blas], last = true, in.blas
 		t.blasBytes += in.blas.traversalBytes()
 	}
 }

@@ -83,11 +83,15 @@ const (
 func buildBVH(refs []primRef, p buildParams) (nodes []node, order []uint32) {
 	brefs := make([]bref, len(refs))
 	for i := range refs {
-		a := &refs[i].box
-		brefs[i] = bref{a.Min.X, a.Min.Y, a.Min.Z, -a.Max.X, -a.Max.Y, -a.Max.Z, refs[i].id}
+		brefs[i] = brefOf(&refs[i].box, refs[i].id)
 	}
 	bb, cb := rangeBounds(brefs)
 	return buildBVHRefs(brefs, bb, cb, p)
+}
+
+// brefOf returns the builder's ref of the box a with primitive id.
+func brefOf(a *AABB, id uint32) bref {
+	return bref{a.Min.X, a.Min.Y, a.Min.Z, -a.Max.X, -a.Max.Y, -a.Max.Z, id}
 }
 
 // buildBVHRefs is buildBVH over refs already in the builder's layout,

@@ -124,16 +124,32 @@ func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &TLAS{flags: flags, instances: prep}
-	t.build()
+	defer prep.release()
+	t := &TLAS{flags: flags, instances: prep.instances}
+	t.build(prep.boxes)
 	return t, nil
 }
 
+// preparedInstances are instances checked and prepared for traversal
+// (prepareInstances), with the world box of each active one.
+type preparedInstances struct {
+	instances []instance
+	// boxes[i] is instance i's worldBox where it is active, else an
+	// empty box, in temporary memory (tempSlice) that release hands back.
+	boxes   []AABB
+	release func()
+}
+
 // prepareInstances checks and prepares the instances (prepareInstance) in
-// parallel chunks, and returns the error of the first instance in index
-// order that has one, whatever the chunks.
-func prepareInstances(instances []Instance) ([]instance, error) {
+// parallel chunks, each active one's world box beside it while its BLAS
+// and transform are at hand, and returns the error of the first instance
+// in index order that has one, whatever the chunks. (Builds and refits
+// took the boxes in slot order, from instances scattered over an array of
+// 120 bytes each: a cache miss an instance from a few thousand on, and on
+// two processors a line the other core's chunk had written.)
+func prepareInstances(instances []Instance) (preparedInstances, error) {
 	prep := make([]instance, len(instances))
+	boxes, release := tempSlice[AABB](len(instances))
 	k := workChunks(len(instances), instanceGrain)
 	errs := make([]error, k)
 	parallelParts(len(instances), k, func(c, lo, hi int) {
@@ -144,14 +160,19 @@ func prepareInstances(instances []Instance) ([]instance, error) {
 				return
 			}
 			prep[i] = in
+			boxes[i] = emptyAABB()
+			if in.active() {
+				boxes[i] = in.worldBox()
+			}
 		}
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			release()
+			return preparedInstances{}, err
 		}
 	}
-	return prep, nil
+	return preparedInstances{instances: prep, boxes: boxes, release: release}, nil
 }
 
 // instanceGrain is the number of instances prepareInstances prepares per
@@ -224,18 +245,23 @@ func (in *instance) worldBox() AABB {
 	return AABB{vec.V3(lo(b.Min.X), lo(b.Min.Y), lo(b.Min.Z)), vec.V3(hi(b.Max.X), hi(b.Max.Y), hi(b.Max.Z))}
 }
 
-func (t *TLAS) build() {
-	refs := make([]primRef, 0, len(t.instances))
+// build builds t's tree over its active instances, whose world boxes
+// are boxes (prepareInstances).
+func (t *TLAS) build(boxes []AABB) {
+	refs, release := tempSlice[bref](len(t.instances))
+	defer release()
+	n := 0
 	for i := range t.instances {
-		in := &t.instances[i]
-		if !in.active() {
-			continue
+		if t.instances[i].active() {
+			refs[n] = brefOf(&boxes[i], uint32(i))
+			n++
 		}
-		refs = append(refs, primRef{box: in.worldBox(), id: uint32(i)})
 	}
+	refs = refs[:n]
 	p := paramsFor(t.flags)
 	p.maxLeaf = 1 // traversal enters one instance per leaf
-	t.nodes, t.order = buildBVH(refs, p)
+	bb, cb := rangeBounds(refs)
+	t.nodes, t.order = buildBVHRefs(refs, bb, cb, p)
 	t.wide, t.wideSlots = widenFor(t.flags, t.nodes)
 	t.deriveOpacity()
 	t.deriveBLASBytes()

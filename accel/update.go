@@ -486,6 +486,7 @@ func (t *TLAS) Update(instances []Instance) error {
 	if err != nil {
 		return err
 	}
+	defer prep.release()
 	t.apply(prep)
 	return nil
 }
@@ -497,23 +498,27 @@ func (t *TLAS) UpdateInto(instances []Instance) (*TLAS, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer prep.release()
 	c := t.Clone()
 	c.apply(prep)
 	return c, nil
 }
 
-func (t *TLAS) checkUpdate(instances []Instance) ([]instance, error) {
+func (t *TLAS) checkUpdate(instances []Instance) (preparedInstances, error) {
 	if t.flags&BuildAllowUpdate == 0 {
-		return nil, errNoUpdate()
+		return preparedInstances{}, errNoUpdate()
 	}
 	if len(instances) != len(t.instances) {
-		return nil, inputErr("update", "NumDescs", "%d instances, the structure was built with %d (the instance count may not change)", len(instances), len(t.instances))
+		return preparedInstances{}, inputErr("update", "NumDescs", "%d instances, the structure was built with %d (the instance count may not change)", len(instances), len(t.instances))
 	}
 	return prepareInstances(instances)
 }
 
-func (t *TLAS) apply(prep []instance) {
-	copy(t.instances, prep)
+// apply makes t the structure over the prepared instances: a refit of
+// the boxes its build made where the same instances are active, else a
+// build.
+func (t *TLAS) apply(prep preparedInstances) {
+	t.instances = prep.instances // t's own array, or its Clone's: none shares it
 	active := 0
 	same := true
 	for i := range t.instances {
@@ -525,18 +530,18 @@ func (t *TLAS) apply(prep []instance) {
 		same = false
 	} else {
 		for _, i := range t.order {
-			if !t.instances[i].active() {
+			if prep.boxes[i].IsEmpty() { // inactive (an active one's world box never is)
 				same = false
 				break
 			}
 		}
 	}
 	if !same {
-		t.build()
+		t.build(prep.boxes)
 		return
 	}
 	if len(t.order) > 0 {
-		refit(t.nodes, t.slotBox)
+		refit(t.nodes, func(s uint32) AABB { return prep.boxes[t.order[s]] })
 		refitWide(t.nodes, t.wide, t.wideSlots) // the cut the build made, as a BLAS's update keeps it
 	}
 	t.deriveOpacity()

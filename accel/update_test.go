@@ -180,7 +180,17 @@ func TestUpdateTLASRefitMatchesOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	oracleTLAS(t, tl, insts, rays)
-	insts[2].BLAS, insts[5].InstanceMask = blases[0], 0x0f
+	// As many active instances, but not the same ones: a build, not a
+	// refit of the tree over the instances active before.
+	insts[2].BLAS, insts[7].BLAS = blases[0], nil
+	if err := tl.Update(insts); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	oracleTLAS(t, tl, insts, rays)
+	insts[7].BLAS, insts[5].InstanceMask = blases[0], 0x0f
 	if err := tl.Update(insts); err != nil {
 		t.Fatal(err)
 	}
