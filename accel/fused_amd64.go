@@ -191,10 +191,11 @@ func rayIntersectNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nr
 func rayOccludedNaNAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, r *Ray, first bool, h *fastHit) (status int)
 
 // topHit is what rayTLASWalkAVX2 reports of its hit: the triangle's
-// (fastHit), the instance's index and the ray placed in it.
+// (fastHit), the instance's leaf slot (TLAS.slots) and the ray placed in
+// it.
 type topHit struct {
 	h        fastHit
-	idx      uint32
+	slot     uint32
 	org, dir vec.Vec3
 }
 
@@ -242,14 +243,13 @@ var (
 	_ = [1]struct{}{}[unsafe.Sizeof(topSlot{})-64]
 	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.placeCols)]
 	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.blas)-48]
-	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.idx)-56]
 	_ = [1]struct{}{}[unsafe.Offsetof(topSlot{}.mask)-60]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.typ)-4]
 	_ = [1]struct{}{}[unsafe.Sizeof(BLAS{}.typ)-1]
 	_ = [1]struct{}{}[GeometryTriangles]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.wide)-56]
 	_ = [1]struct{}{}[unsafe.Offsetof(BLAS{}.rows)-104]
-	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.idx)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.slot)-24]
 	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.org)-28]
 	_ = [1]struct{}{}[unsafe.Offsetof(topHit{}.dir)-40]
 )

@@ -2306,8 +2306,8 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 // lane and the instance's lane (from the next 64-byte boundary), then the
 // walk's own slots: the lanes' addresses, the top level's stack pointer
 // and limit while an instance is walked, the world ray, the instance
-// entered, whether one committed a hit, and the entered instance's
-// placed ray and BLAS.
+// entered (its leaf slot), whether one committed a hit, and the entered
+// instance's placed ray and BLAS.
 #define TLANEOFF 672
 #define XTOPDI 2784
 #define XBOTDI 2792
@@ -2315,23 +2315,22 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 #define XTOPLIM 2808
 #define XWORG 2816
 #define XWDIR 2832
-#define XIDX 2848
+#define XSLOT 2848
 #define XFOUND 2852
 #define XPORG 2856
 #define XPDIR 2872
 #define XBLAS 2888
 
 // Layouts the walk reads (asserted in fused_amd64.go): a topSlot's
-// worldToObject, blas, instance index and mask; a BLAS's typ, wide, rows
-// and their lengths; topHit's fields.
+// worldToObject, blas and mask; a BLAS's typ, wide, rows and their
+// lengths; topHit's fields.
 #define SLOTW2O 0
 #define SLOTBLAS 48
-#define SLOTIDX 56
 #define SLOTMASK 60
 #define BLASTYP 4
 #define BLASWIDE 56
 #define BLASROWS 104
-#define TOPIDX 24
+#define TOPSLOT 24
 #define TOPORG 28
 #define TOPDIR 40
 
@@ -2425,12 +2424,11 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	JNE  rleaf \
 	MOVL  R10, AX \
 	ANDL  $0x7fffffff, AX \
-	SHRL  $3, AX \
-	SHLQ  $6, AX /* the leaf's slot: its topSlot, one line */ \
+	SHRL  $3, AX /* the leaf's slot */ \
+	MOVL  AX, XSLOT(SP) \
+	SHLQ  $6, AX /* its topSlot, one line */ \
 	MOVQ  slots+16(FP), SI \
 	ADDQ  AX, SI \
-	MOVL  SLOTIDX(SI), AX \
-	MOVL  AX, XIDX(SP) \
 	MOVBLZX SLOTMASK(SI), CX \
 	ANDL  mask+40(FP), CX \
 	JZ    pop /* masked out: passed over */ \
@@ -2480,12 +2478,12 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	MOVQ 0(DI), SI /* the BLAS's wide root */ \
 	ROOTLEAF(loop, X12)
 
-// INSTHIT records the entered instance as the hit's: its index and
+// INSTHIT records the entered instance as the hit's: its leaf slot and
 // placed ray in out, XFOUND set. It clobbers AX and CX.
 #define INSTHIT \
 	MOVQ   out+48(FP), AX \
-	MOVL   XIDX(SP), CX \
-	MOVL   CX, TOPIDX(AX) \
+	MOVL   XSLOT(SP), CX \
+	MOVL   CX, TOPSLOT(AX) \
 	MOVQ   XPORG+0(SP), CX \
 	MOVQ   CX, TOPORG+0(AX) \
 	MOVL   XPORG+8(SP), CX \

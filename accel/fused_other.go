@@ -57,7 +57,7 @@ func rayOccludedAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows 
 
 type topHit struct {
 	h        fastHit
-	idx      uint32
+	slot     uint32
 	org, dir vec.Vec3
 }
 

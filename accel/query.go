@@ -73,7 +73,7 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 			*out = Hit{}
 			return false
 		case rayHit:
-			setHit(out, &t.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, flags)
+			t.setSlotHit(out, th.slot, &th.org, &th.dir, &th.h, flags)
 			return true
 		}
 	}

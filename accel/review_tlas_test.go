@@ -331,7 +331,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 			want, wok := traverseClosest(tl, nil, r, 0, 0xff)
 			var got Hit
 			if s == rayHit {
-				setHit(&got, &tl.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
+				tl.setSlotHit(&got, th.slot, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
 			}
 			if s == rayNotFinite || s != rayGoMust && ((s == rayHit) != wok || got != want) {
 				t.Fatalf("ray %d %+v: walk %d %+v, traversal %v %+v", i, r, s, got, wok, want)
@@ -358,7 +358,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 			}
 			var got Hit
 			if s == rayHit {
-				setHit(&got, &tl.instances[th.idx], th.idx, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
+				tl.setSlotHit(&got, th.slot, &th.org, &th.dir, &th.h, RayFlagSkipProceduralPrimitives)
 			}
 			if (s == rayHit) != wok || got != want {
 				t.Fatalf("ray %d %+v mask %#x: one-call walk %d %+v, top-level loop %v %+v", i, r, mask, s, got, wok, want)
@@ -375,7 +375,7 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 				if os == rayGoMust || !odone {
 					continue
 				}
-				if (os == rayHit) != wocc || first && os == rayHit && (oh.idx != f.idx || oh.org != f.org || oh.dir != f.dir || !sameFastHit(&oh.h, &f.h)) {
+				if (os == rayHit) != wocc || first && os == rayHit && (tl.slots[oh.slot].idx != f.idx || oh.org != f.org || oh.dir != f.dir || !sameFastHit(&oh.h, &f.h)) {
 					t.Fatalf("ray %d %+v mask %#x first %v: one-call occlusion %d %+v, top-level loop %v %+v", i, r, mask, first, os, oh, wocc, f)
 				}
 				ostatus[os]++

@@ -84,7 +84,8 @@ type topSlot struct {
 	blas      *BLAS
 	idx       uint32 // the instance's index
 	mask      uint8
-	_         [3]byte
+	flags     InstanceFlags
+	_         [2]byte
 }
 
 // deriveSlots sets slots from instances and order.
@@ -92,7 +93,7 @@ func (t *TLAS) deriveSlots() {
 	slots := make([]topSlot, len(t.order))
 	for s, i := range t.order {
 		in := &t.instances[i]
-		slots[s] = topSlot{placeCols: columns(&in.worldToObject), blas: in.blas, idx: i, mask: in.mask}
+		slots[s] = topSlot{placeCols: columns(&in.worldToObject), blas: in.blas, idx: i, mask: in.mask, flags: in.flags}
 	}
 	t.slots = slots
 }
