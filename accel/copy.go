@@ -70,6 +70,7 @@ func (t *TLAS) Clone() *TLAS {
 	c.wide = cloneCap(t.wide)
 	c.wideSlots = cloneCap(t.wideSlots)
 	c.order = cloneCap(t.order)
+	c.slots = cloneCap(t.slots)
 	return &c
 }
 
@@ -86,6 +87,7 @@ func (t *TLAS) Compact() (*TLAS, error) {
 	c.wide = slices.Clip(slices.Clone(t.wide))
 	c.wideSlots = slices.Clip(slices.Clone(t.wideSlots))
 	c.order = slices.Clip(slices.Clone(t.order))
+	c.slots = slices.Clip(slices.Clone(t.slots))
 	return &c, nil
 }
 

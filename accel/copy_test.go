@@ -44,6 +44,7 @@ func TestCopyModeCloneIsIndependent(t *testing.T) {
 	insts := []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}, {Transform: randomRotation(rng), InstanceMask: 0xff, BLAS: c}}
 	tl := mustTLAS(t, insts, BuildAllowUpdate)
 	tc := tl.Clone()
+	before := slices.Clone(insts)
 	insts[0].Transform = randomRotation(rng)
 	if err := tc.Update(insts); err != nil {
 		t.Fatal(err)
@@ -55,6 +56,18 @@ func TestCopyModeCloneIsIndependent(t *testing.T) {
 		t.Fatal("a TLAS clone must point at the same BLASes")
 	}
 	oracleTLAS(t, tc, insts, rays)
+	// The source traces its own instances still, and the other way round.
+	oracleTLAS(t, tl, before, rays)
+	if err := tl.Update(insts); err != nil {
+		t.Fatal(err)
+	}
+	insts[1].Transform = randomRotation(rng)
+	if err := tl.Update(insts); err != nil {
+		t.Fatal(err)
+	}
+	oracleTLAS(t, tl, insts, rays)
+	before[0].Transform = tc.Instance(0).Transform
+	oracleTLAS(t, tc, before, rays)
 }
 
 // COPY_MODE_COMPACT: "functionally equivalent ... a potentially smaller
@@ -99,7 +112,7 @@ func TestCopyModeCompact(t *testing.T) {
 	if _, err := mustTLAS(t, insts, 0).Compact(); err == nil {
 		t.Fatal("TLAS Compact without BuildAllowCompaction must fail")
 	}
-	tl := mustTLAS(t, insts, BuildAllowCompaction)
+	tl := mustTLAS(t, insts, BuildAllowCompaction|BuildAllowUpdate)
 	tc, err := tl.Compact()
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +120,15 @@ func TestCopyModeCompact(t *testing.T) {
 	if tc.PostBuildInfo().CurrentSize != tl.PostBuildInfo().CompactedSize || tl.PostBuildInfo().CompactedSize > tl.PostBuildInfo().CurrentSize {
 		t.Fatalf("TLAS sizes %+v %+v", tl.PostBuildInfo(), tc.PostBuildInfo())
 	}
+	oracleTLAS(t, tc, insts, rays)
+	// The compacted copy is a structure of its own: updating the source
+	// leaves it tracing the instances it was compacted with.
+	moved := slices.Clone(insts)
+	moved[0].Transform = randomRotation(rng)
+	if err := tl.Update(moved); err != nil {
+		t.Fatal(err)
+	}
+	oracleTLAS(t, tl, moved, rays)
 	oracleTLAS(t, tc, insts, rays)
 }
 

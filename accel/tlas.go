@@ -63,8 +63,8 @@ type TLAS struct {
 	soleUpdates uint64
 	order       []uint32 // leaf slot -> instance index
 	// slots are the instances the leaf slots hold, as the assembly walks
-	// read them (deriveSlots); a new array whenever they change, so that
-	// a Clone may share it.
+	// read them (deriveSlots), in t's own array (Clone and Compact copy
+	// it), which an update rewrites.
 	slots []topSlot
 	// wideSlots is the cut of nodes that wide takes, kept where the
 	// structure is built for updates, as a BLAS keeps it (BLAS.wideSlots);
@@ -88,9 +88,16 @@ type topSlot struct {
 	_         [2]byte
 }
 
-// deriveSlots sets slots from instances and order.
+// deriveSlots sets slots from instances and order, in the array t has
+// where it is large enough: an update rewrites it rather than allocating
+// (and faulting in) another.
 func (t *TLAS) deriveSlots() {
-	slots := make([]topSlot, len(t.order))
+	slots := t.slots[:cap(t.slots)]
+	if len(slots) < len(t.order) {
+		slots = make([]topSlot, len(t.order))
+	}
+	clear(slots[len(t.order):]) // no BLAS kept alive by a slot no longer used
+	slots = slots[:len(t.order)]
 	for s, i := range t.order {
 		in := &t.instances[i]
 		slots[s] = topSlot{placeCols: columns(&in.worldToObject), blas: in.blas, idx: i, mask: in.mask, flags: in.flags}
