@@ -60,12 +60,10 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 		setHit(out, &t.instances[f.idx], f.idx, &f.org, &f.dir, &f.h, flags)
 		return true
 	}
-	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
-		*out = Hit{}
-		return false
-	}
 	if t.walkInAsm() {
-		// The whole walk in one assembly call, where it can.
+		// The whole walk in one assembly call, where it can; it checks
+		// the ray as below, and leaves a ray that fails the checks to Go
+		// (rayGoMust), as the occlusion walk does.
 		var th topHit
 		wide, nwide, slots, nslots := t.topArgs()
 		switch rayTLASWalkAVX2(wide, nwide, slots, nslots, r, mask, &th) {
@@ -76,6 +74,10 @@ func (t *TLAS) IntersectTo(r *Ray, flags RayFlags, mask uint32, out *Hit) bool {
 			t.setSlotHit(out, th.slot, &th.org, &th.dir, &th.h, flags)
 			return true
 		}
+	}
+	if r.TMin > r.TMax || t.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+		*out = Hit{}
+		return false
 	}
 	var world rayBox
 	world.setup(r.Origin, r.Direction)
