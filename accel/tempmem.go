@@ -171,18 +171,23 @@ func tempSlice[E any](n int) ([]E, func()) {
 	return s, release
 }
 
+// releaseNothing is tempMemory's release of memory it made: a function
+// value of the package, where a func literal in the generic function
+// captured its type dictionary and cost every small call an allocation.
+var releaseNothing = func() {}
+
 // tempMemory is tempSlice without the tests' fill.
 func tempMemory[E any](n int) ([]E, func()) {
 	var e E
 	size := uintptr(n) * unsafe.Sizeof(e)
 	if n <= 0 || size < tempPoolMin || size/unsafe.Sizeof(e) != uintptr(n) {
-		return make([]E, n), func() {}
+		return make([]E, n), releaseNothing
 	}
 	if size >= tempMapMin {
 		if p, release := mapAnon(size); p != nil {
 			return unsafe.Slice((*E)(p), n), release
 		}
-		return make([]E, n), func() {}
+		return make([]E, n), releaseNothing
 	}
 	class := bits.Len(uint(size - 1)) // 1<<class >= size
 	buf := getTemp(class)
