@@ -110,6 +110,11 @@ func widenInto(nodes []node, slots *[]wideSlots) []wideNode {
 	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(nodes) > planGrain {
 		kids = plan.number(nodes, 0, index, int(plan.prims[0])/(4*procs))
 	} else {
+		// Room for a wide node per eight binary nodes, more than the
+		// trees take (a top level's 1/11, a BLAS's 1/12 to 1/18), so
+		// that the list does not grow by doubling (nine times for 1k
+		// instances).
+		kids = make([]wideKids, 0, len(nodes)/8+1)
 		plan.numberInto(nodes, 0, index, &kids)
 	}
 	buildPhase("widenumber")
