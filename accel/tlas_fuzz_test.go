@@ -80,16 +80,12 @@ func FuzzBuildTLAS(f *testing.F) {
 			seed[k] = byte(rng.Uint32())
 		}
 		for j := 0; j+3 < len(seed); j += 4 + 48 {
-			seed[j+3] = 0 // well-formed transforms
+			seed[j+2] &= 3 // flags that go together (not both FORCE_ bits)
+			seed[j+3] = 0  // well-formed transforms
 		}
 		f.Add(seed)
 	}
-	brng := rand.New(rand.NewPCG(3, 4))
-	var blases []*BLAS
-	for _, n := range []int{1, 4, 40} {
-		pos, idx := randomSoup(brng, n, 0.3)
-		blases = append(blases, mustBLAS(f, []Geometry{TriangleGeometry(pos, idx)}, 0))
-	}
+	blases := fuzzBLASes(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		insts := fuzzInstances(data, blases)
 		tl, err := BuildTLAS(insts, 0)
@@ -109,17 +105,119 @@ func FuzzBuildTLAS(f *testing.F) {
 		if tl, err = BuildTLAS(insts, 0); err != nil {
 			t.Fatalf("the well-conditioned instances of a top level that built: %v", err)
 		}
-		rrng := rand.New(rand.NewPCG(uint64(len(data)), 7))
-		for i := range 32 {
-			r := Ray{Origin: randVec(rrng, 6), Direction: randVec(rrng, 1), TMax: float32(math.Inf(1))}
-			want, wok := bruteClosest(insts, r, 0xff)
-			got, gok := tl.Intersect(r, 0, 0xff)
-			if wok != gok || wok && got.T != want.T {
-				t.Fatalf("ray %d: got %v %+v, oracle %v %+v", i, gok, got, wok, want)
+		fuzzRaysMatchOracle(t, tl, insts, uint64(len(data)))
+	})
+}
+
+// fuzzRaysMatchOracle traces 32 rays (from seed) through tl and checks
+// each against the brute-force oracle over insts: the same t, and where
+// another instance's hit lies at that t, that instance's own hit there
+// too (tiedInstanceHit).
+func fuzzRaysMatchOracle(t *testing.T, tl *TLAS, insts []Instance, seed uint64) {
+	t.Helper()
+	rrng := rand.New(rand.NewPCG(seed, 7))
+	for i := range 32 {
+		r := Ray{Origin: randVec(rrng, 6), Direction: randVec(rrng, 1), TMax: float32(math.Inf(1))}
+		want, wok := bruteClosest(insts, r, 0xff)
+		got, gok := tl.Intersect(r, 0, 0xff)
+		if wok != gok || wok && got.T != want.T {
+			t.Fatalf("ray %d: got %v %+v, oracle %v %+v", i, gok, got, wok, want)
+		}
+		if wok && got.InstanceIndex != want.InstanceIndex && !tiedInstanceHit(insts, r, got, want) {
+			t.Fatalf("ray %d: got instance %d at t %g, where it has no hit of its own; oracle %+v", i, got.InstanceIndex, got.T, want)
+		}
+	}
+}
+
+// fuzzBLASes are the fuzzed top levels' three BLASes (1, 4 and 40
+// triangles).
+func fuzzBLASes(f *testing.F) []*BLAS {
+	brng := rand.New(rand.NewPCG(3, 4))
+	var blases []*BLAS
+	for _, n := range []int{1, 4, 40} {
+		pos, idx := randomSoup(brng, n, 0.3)
+		blases = append(blases, mustBLAS(f, []Geometry{TriangleGeometry(pos, idx)}, 0))
+	}
+	return blases
+}
+
+// allWellConditioned reports whether every instance with a BLAS has a
+// well-conditioned transform (wellConditioned).
+func allWellConditioned(insts []Instance) bool {
+	for _, in := range insts {
+		if in.BLAS != nil && !wellConditioned(in.Transform) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzUpdateTLAS updates a top level built with BuildAllowUpdate from one
+// fuzzed set of instances to another of the same count ("Top-level
+// acceleration structure updates": anything about an instance may change,
+// a refit where the same instances stay active, a build where not):
+// Update never panics and returns nil or an *InputError; a refused update
+// leaves the structure as it was (its instances, and its answers where
+// they can be checked); an accepted one gives the new instances back,
+// keeps the invariants and, where every instance is well-conditioned,
+// answers as the brute-force oracle over the new instances does.
+func FuzzUpdateTLAS(f *testing.F) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range 12 {
+		seed := make([]byte, 2*(1+i)*(4+48))
+		for k := range seed {
+			seed[k] = byte(rng.Uint32())
+		}
+		for j := 0; j+3 < len(seed); j += 4 + 48 {
+			seed[j+2] &= 3 // flags that go together (not both FORCE_ bits)
+			seed[j+3] = 0  // well-formed transforms
+			if i%3 != 2 {
+				seed[j] = seed[j] &^ 3 // the same BLAS before and after: a refit
 			}
-			if wok && got.InstanceIndex != want.InstanceIndex && !tiedInstanceHit(insts, r, got, want) {
-				t.Fatalf("ray %d: got instance %d at t %g, where it has no hit of its own; oracle %+v", i, got.InstanceIndex, got.T, want)
+		}
+		if i%3 == 1 {
+			// As many active instances before and after, not the same
+			// ones: the first inactive before, the second after (a build).
+			seed[0] |= 3
+			seed[len(seed)/2+4+48] |= 3
+		}
+		f.Add(seed)
+	}
+	blases := fuzzBLASes(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		half := len(data) / 2 / (4 + 48) * (4 + 48)
+		before, after := fuzzInstances(data[:half], blases), fuzzInstances(data[half:], blases)
+		n := min(len(before), len(after))
+		before, after = before[:n], after[:n]
+		tl, err := BuildTLAS(before, BuildAllowUpdate)
+		if refused(t, err) {
+			return
+		}
+		err = tl.Update(after)
+		if refused(t, err) {
+			for i := range before {
+				if tl.Instance(i) != before[i] {
+					t.Fatalf("a refused update changed instance %d: %+v, was %+v", i, tl.Instance(i), before[i])
+				}
 			}
+			if err := tl.checkInvariants(); err != nil {
+				t.Fatal(err)
+			}
+			if allWellConditioned(before) {
+				fuzzRaysMatchOracle(t, tl, before, uint64(len(data)))
+			}
+			return
+		}
+		for i := range after {
+			if tl.Instance(i) != after[i] {
+				t.Fatalf("instance %d after the update: %+v, want %+v", i, tl.Instance(i), after[i])
+			}
+		}
+		if err := tl.checkInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		if allWellConditioned(after) {
+			fuzzRaysMatchOracle(t, tl, after, uint64(len(data)))
 		}
 	})
 }
