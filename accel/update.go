@@ -518,7 +518,7 @@ func (t *TLAS) checkUpdate(instances []Instance) (preparedInstances, error) {
 // the boxes its build made where the same instances are active, else a
 // build.
 func (t *TLAS) apply(prep preparedInstances) {
-	t.instances = prep.instances // t's own array, or its Clone's: none shares it
+	t.instances = prep.instances // a new array, shared with nothing: no copy needed
 	active := 0
 	same := true
 	for i := range t.instances {
