@@ -2,6 +2,7 @@ package accel
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -186,5 +187,48 @@ func TestCopyModeVisualization(t *testing.T) {
 	insts := []Instance{{Transform: vec.Identity3x4, InstanceID: 7, InstanceMask: 3, BLAS: b}}
 	if got := mustTLAS(t, insts, 0).Visualize(); !slices.Equal(got, insts) {
 		t.Fatalf("TLAS visualization %+v", got)
+	}
+}
+
+// POSTBUILD_INFO_CURRENT_SIZE and _COMPACTED_SIZE count every array a
+// structure holds: the sizes agree with the fixed part plus each slice
+// field's capacity (length), found by reflection, so that an array added
+// to BLAS or TLAS and left out of memSize fails here. (The TLAS's
+// instance slots, 64 bytes an instance, were left out from 2026-11-25
+// to 2026-11-29.) A BLAS's refit plan, a pointer, is counted apart
+// (TestUpdateCountsItsPlanInCurrentSize); the test holds none.
+func TestPostBuildInfoCountsEveryArray(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	b := mustBLAS(t, soupGeoms(rng, 2, 60), BuildAllowUpdate)
+	box := mustBLAS(t, []Geometry{AABBGeometry(randomBoxes(rng, 30))}, 0)
+	insts := []Instance{{Transform: randomRotation(rng), InstanceMask: 0xff, BLAS: b}, {Transform: randomRotation(rng), InstanceMask: 0xff, BLAS: box}}
+	tl := mustTLAS(t, insts, BuildAllowUpdate)
+	arrays := func(v reflect.Value, capacity bool) uint64 {
+		n := uint64(v.Type().Size())
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if f.Kind() != reflect.Slice {
+				continue
+			}
+			k := f.Len()
+			if capacity {
+				k = f.Cap()
+			}
+			n += uint64(k) * uint64(f.Type().Elem().Size())
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name string
+		info PostBuildInfo
+		v    reflect.Value
+	}{{"BLAS", b.PostBuildInfo(), reflect.ValueOf(b).Elem()}, {"procedural BLAS", box.PostBuildInfo(), reflect.ValueOf(box).Elem()},
+		{"TLAS", tl.PostBuildInfo(), reflect.ValueOf(tl).Elem()}} {
+		if want := arrays(c.v, true); c.info.CurrentSize != want {
+			t.Errorf("%s: CurrentSize %d, its fixed part and arrays' capacities take %d", c.name, c.info.CurrentSize, want)
+		}
+		if want := arrays(c.v, false); c.info.CompactedSize != want {
+			t.Errorf("%s: CompactedSize %d, its fixed part and arrays' lengths take %d", c.name, c.info.CompactedSize, want)
+		}
 	}
 }

@@ -44,9 +44,11 @@ func (b *BLAS) memSize(capacity bool) uint64 {
 	return n
 }
 
+// memSize is t's memory: its arrays' lengths, or with capacity their
+// capacities.
 func (t *TLAS) memSize(capacity bool) uint64 {
 	return uint64(unsafe.Sizeof(*t)) + sliceBytes(t.instances, capacity) + sliceBytes(t.nodes, capacity) + sliceBytes(t.wide, capacity) +
-		sliceBytes(t.wideSlots, capacity) + sliceBytes(t.order, capacity)
+		sliceBytes(t.wideSlots, capacity) + sliceBytes(t.order, capacity) + sliceBytes(t.slots, capacity)
 }
 
 // PostBuildInfo reports b's sizes (EmitRaytracingAccelerationStructure
