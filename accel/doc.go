@@ -48,7 +48,9 @@
 // walks instead (VectorWalks). Every variant answers bit for bit as the
 // Go loops it replaces. On amd64 the build's bounds and binning run in
 // SSE assembly (bounds_amd64.s), which gives the Go loops' trees bit for
-// bit too.
+// bit too. The build tag purego leaves every assembly file out, on amd64
+// too: the walks and builds are then the Go loops that other
+// architectures run (go test -tags purego tests them natively).
 //
 // Builds of 16k primitives or more run their parallel parts on a crew of
 // GOMAXPROCS-1 worker goroutines (crew.go), which the build keeps

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // FETCHTRI copies the triangle whose three 32-bit indices are the

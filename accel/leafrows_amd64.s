@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // NEXTTRI steps SI to the next of a leaf's triangles (36 bytes on),

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // LEAFGROUP tests the four triangles of lanes off/4 .. off/4+3 of a leaf

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package accel
 
 import "unsafe"
