@@ -109,9 +109,10 @@ func primitiveCount(geoms []Geometry) int {
 }
 
 // testHookBuildPhase, where a benchmark sets it, is called by the
-// goroutine that calls BuildBLAS or BLAS.Update as each stage of the build
-// or update ends, with "start" as one begins (BenchmarkBuildPhases and
-// BenchmarkUpdatePhases time them; nil elsewhere).
+// goroutine that calls BuildBLAS, BLAS.Update or BuildTLAS as each stage
+// of the build or update ends, with "start" as one begins
+// (BenchmarkBuildPhases, BenchmarkUpdatePhases and BenchmarkBuildTLASPhases
+// time them; nil elsewhere).
 var testHookBuildPhase func(phase string)
 
 // buildPhase reports the end of a stage to testHookBuildPhase.

@@ -128,10 +128,12 @@ func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
 		return nil, inputErr("instances", "", "%d instances, more than %d", len(instances), maxPrimitives)
 	}
 	defer crewHold(len(instances))()
+	buildPhase("start")
 	prep, err := prepareInstances(instances)
 	if err != nil {
 		return nil, err
 	}
+	buildPhase("prepare")
 	defer prep.release()
 	t := &TLAS{flags: flags, instances: prep.instances}
 	t.build(prep.boxes)
@@ -269,12 +271,16 @@ func (t *TLAS) build(boxes []AABB) {
 	p := paramsFor(t.flags)
 	p.maxLeaf = 1 // traversal enters one instance per leaf
 	bb, cb := rangeBounds(refs)
+	buildPhase("refs")
 	t.nodes, t.order = buildBVHRefs(refs, bb, cb, p)
+	buildPhase("tree")
 	t.wide, t.wideSlots = widenFor(t.flags, t.nodes)
+	buildPhase("widefill")
 	t.deriveOpacity()
 	t.deriveBLASBytes()
 	t.deriveSole()
 	t.deriveSlots()
+	buildPhase("derived")
 }
 
 // deriveSole sets sole and soleUpdates.
