@@ -689,10 +689,7 @@ func DeserializeTLAS(data []byte, blases []*BLAS) (*TLAS, error) {
 	if t.wide, t.wideSlots, err = decodeWide(t.flags, t.nodes, root); err != nil {
 		return nil, err
 	}
-	t.deriveOpacity()
-	t.deriveBLASBytes()
-	t.deriveSole()
-	t.deriveSlots()
+	t.derive()
 	return t, nil
 }
 

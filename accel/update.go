@@ -544,10 +544,7 @@ func (t *TLAS) apply(prep preparedInstances) {
 		refit(t.nodes, func(s uint32) AABB { return prep.boxes[t.order[s]] })
 		refitWide(t.nodes, t.wide, t.wideSlots) // the cut the build made, as a BLAS's update keeps it
 	}
-	t.deriveOpacity()
-	t.deriveBLASBytes()
-	t.deriveSole()
-	t.deriveSlots()
+	t.derive()
 }
 
 // slotBox returns the world bounds of the instance in leaf slot s.
