@@ -2,7 +2,8 @@
 
 package accel
 
-// boundsAsm is false off amd64: the Go loops compute bounds.
+// boundsAsm is false off amd64 and in purego builds: the Go loops compute
+// bounds.
 const boundsAsm = false
 
 func refBounds(refs *bref, n int, box *binBox, cent *centroids) {

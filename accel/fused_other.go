@@ -8,8 +8,8 @@ import (
 	"github.com/raypipe/raypipe/vec"
 )
 
-// fusedAVX2 is false off amd64: the walks take their Go loops (a
-// variable, as on amd64, so that tests can set it).
+// fusedAVX2 is false off amd64 and in purego builds: the walks take their
+// Go loops (a variable, as on amd64, so that tests can set it).
 var fusedAVX2 = false
 
 // haveAVX2 is false off amd64.

@@ -2,7 +2,8 @@
 
 package accel
 
-// leafRowsFast is false off amd64: the Go loops lay out leaf rows.
+// leafRowsFast is false off amd64 and in purego builds: the Go loops lay
+// out leaf rows.
 var leafRowsFast = false
 
 func leafRowsAVX(tris *triVerts, n int, rows *float32, box *AABB) (finite bool) {
