@@ -12,7 +12,7 @@ import (
 // Go loops (a variable, as on amd64, so that tests can set it).
 var fusedAVX2 = false
 
-// haveAVX2 is false off amd64.
+// haveAVX2 is false off amd64 and in purego builds.
 const haveAVX2 = false
 
 type fusedWalk struct {
