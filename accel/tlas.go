@@ -151,7 +151,7 @@ func BuildTLAS(instances []Instance, flags BuildFlags) (*TLAS, error) {
 	buildPhase("prepare")
 	defer prep.release()
 	t := &TLAS{flags: flags, instances: prep.instances}
-	t.build(prep.boxes)
+	t.build(&prep)
 	return t, nil
 }
 
@@ -164,6 +164,12 @@ type preparedInstances struct {
 	boxes   []AABB
 	release func()
 }
+
+// active reports whether prepared instance i is active (instance.active),
+// from its box: an active instance's world box is never empty (worldBox
+// keeps it finite), an inactive one's always is. Builds and updates ask
+// the boxes, which they read anyway, rather than the instances.
+func (p *preparedInstances) active(i int) bool { return !p.boxes[i].IsEmpty() }
 
 // prepareInstances checks and prepares the instances (prepareInstance) in
 // parallel chunks, each active one's world box beside it while its BLAS
@@ -270,15 +276,15 @@ func (in *instance) worldBox() AABB {
 	return AABB{vec.V3(lo(b.Min.X), lo(b.Min.Y), lo(b.Min.Z)), vec.V3(hi(b.Max.X), hi(b.Max.Y), hi(b.Max.Z))}
 }
 
-// build builds t's tree over its active instances, whose world boxes
-// are boxes (prepareInstances).
-func (t *TLAS) build(boxes []AABB) {
+// build builds t's tree over its active instances, prepared in prep
+// (prepareInstances).
+func (t *TLAS) build(prep *preparedInstances) {
 	refs, release := tempSlice[bref](len(t.instances))
 	defer release()
 	n := 0
 	for i := range t.instances {
-		if t.instances[i].active() {
-			refs[n] = brefOf(&boxes[i], uint32(i))
+		if prep.active(i) {
+			refs[n] = brefOf(&prep.boxes[i], uint32(i))
 			n++
 		}
 	}

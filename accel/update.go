@@ -522,7 +522,7 @@ func (t *TLAS) apply(prep preparedInstances) {
 	active := 0
 	same := true
 	for i := range t.instances {
-		if t.instances[i].active() {
+		if prep.active(i) {
 			active++
 		}
 	}
@@ -530,14 +530,14 @@ func (t *TLAS) apply(prep preparedInstances) {
 		same = false
 	} else {
 		for _, i := range t.order {
-			if prep.boxes[i].IsEmpty() { // inactive (an active one's world box never is)
+			if !prep.active(int(i)) {
 				same = false
 				break
 			}
 		}
 	}
 	if !same {
-		t.build(prep.boxes)
+		t.build(&prep)
 		return
 	}
 	if len(t.order) > 0 {
