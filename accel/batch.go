@@ -241,7 +241,7 @@ func (b *BLAS) OccludedBatch(rays []Ray, flags RayFlags, occluded []bool) error 
 	}
 	b.runBatch(lanes, batchOccluded, start, func(w *batchWalk) {
 		if w.overflow {
-			occluded[w.ray] = b.occludedFast(rays[w.ray])
+			occluded[w.ray] = b.occluded(&rays[w.ray], flags)
 		} else {
 			occluded[w.ray] = w.found
 		}

@@ -757,24 +757,16 @@ func firstCandidate(b *BLAS, w *watertightRay, lo uint32, cand, edge uint, lh *l
 	return false
 }
 
-func (b *BLAS) occludedFast(r Ray) bool {
-	if b.queriesInAsm() {
-		var h fastHit
-		if s := b.rayAVX2(&r, rayOcclude, &h); s != rayGoMust {
-			return s == rayHit
-		}
-	}
-	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(&r) {
-		return false
-	}
-	return b.occludedGo(&r)
-}
-
-// occludedGo is occludedFast's walk in Go, out of line so that the
-// assembly path does not zero an objectRay.
+// occludedGo is BLAS.Occluded's fast path in Go, for the rays the
+// assembly does not take: those it refuses (rayGoMust), and all where it
+// does not run. It checks r as the assembly does, and is out of line so
+// that the assembly path does not zero an objectRay.
 //
 //go:noinline
 func (b *BLAS) occludedGo(r *Ray) bool {
+	if r.TMin > r.TMax || b.nodes[0].bounds.IsEmpty() || !rayUsable(r) {
+		return false
+	}
 	var o objectRay
 	o.setupSelf(r)
 	return b.occludes(&o, r.TMin, r.TMax)
