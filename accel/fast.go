@@ -529,7 +529,7 @@ func modeFor(first bool) int {
 //go:noinline
 func (t *TLAS) traceDeep(r Ray, flags RayFlags, mask uint8) (Hit, bool) {
 	var tr Traversal
-	tr.Begin(t, r, flags, uint32(mask))
+	tr.begin(t, r, flags, uint32(mask))
 	return tr.closest()
 }
 

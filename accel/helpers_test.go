@@ -34,12 +34,12 @@ func keyOf(h *Hit) hitKey {
 func traceTLAS(tl *TLAS, r Ray, flags RayFlags, mask uint32) []hitKey {
 	var out []hitKey
 	var tr Traversal
-	tr.Begin(tl, r, flags, mask)
+	tr.begin(tl, r, flags, mask)
 	for tr.Next() {
 		out = append(out, keyOf(tr.Candidate()))
 	}
 	out = append(out, keyOf(tr.Committed()))
-	tr.Begin(tl, r, flags, mask)
+	tr.begin(tl, r, flags, mask)
 	for tr.Next() {
 		tr.Commit()
 	}

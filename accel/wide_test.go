@@ -102,7 +102,7 @@ func traverseClosest(tl *TLAS, b *BLAS, r Ray, flags RayFlags, mask uint32) (Hit
 	var tr Traversal
 	flags |= RayFlagSkipProceduralPrimitives &^ skipConflicts(flags)
 	if tl != nil {
-		tr.Begin(tl, r, flags, mask)
+		tr.begin(tl, r, flags, mask)
 	} else {
 		tr.BeginBLAS(b, r, flags)
 	}
@@ -512,5 +512,83 @@ func TestWidenInParallelIsSerialWiden(t *testing.T) {
 		if err := checkWide(serial, slots, func(s uint32) AABB { return boxes[s] }); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// TestTraversalOfOpaqueTrianglesAnswersAtOnce: where every instance holds
+// opaque triangles only and the ray flags neither force non-opaque nor
+// cull, no candidate needs a decision (D3D12 raytracing spec, "Ray flags"
+// and opacity), so the first Next answers the search with the plain
+// query. Nothing may be committed before it (a RayQuery's committed state
+// is readable from TraceRayInline on); it must return false, and
+// Committed and TMax must be what the walk itself commits, under every
+// flag set that takes the shortcut (and one that does not).
+func TestTraversalOfOpaqueTrianglesAnswersAtOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var blases []*BLAS
+	for m := range 3 {
+		pos, idx := randomSoup(rng, 300+400*m, 0.2)
+		b, err := BuildBLAS([]Geometry{TriangleGeometry(pos, idx)}, allBuildFlags[m])
+		if err != nil {
+			t.Fatal(err)
+		}
+		blases = append(blases, b)
+	}
+	var insts []Instance
+	for i := range 12 {
+		xf := randomRotation(rng)
+		if i%4 == 3 {
+			xf = xf.Mul(vec.Scale3x4(vec.V3(-1, 1, 1)))
+		}
+		// InstanceForceOpaque (i%4 == 2 sets it) keeps the scene opaque;
+		// InstanceTriangleCullDisable and FrontCounterClockwise change hits.
+		flags := []InstanceFlags{0, InstanceTriangleCullDisable, InstanceForceOpaque, InstanceTriangleFrontCounterClockwise}[i%4]
+		insts = append(insts, Instance{Transform: xf, InstanceID: uint32(i), InstanceMask: uint8(1 << (i % 8)), Flags: flags, BLAS: blases[i%3]})
+	}
+	tl, err := BuildTLAS(insts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tl.OpaqueTrianglesOnly() {
+		t.Fatal("the scene is not opaque triangles only")
+	}
+	flagSets := []RayFlags{0, RayFlagForceOpaque, RayFlagAcceptFirstHitAndEndSearch, RayFlagSkipClosestHitShader,
+		RayFlagAcceptFirstHitAndEndSearch | RayFlagForceOpaque, RayFlagCullBackFacingTriangles}
+	hits := 0
+	for i := range 3000 {
+		r := Ray{Origin: randVec(rng, 4), Direction: randVec(rng, 1), TMax: float32(math.Inf(1))}
+		if i%7 == 1 {
+			r.TMax = float32(rng.Float64() * 4)
+		}
+		if i%7 == 2 {
+			r.Direction.Y = 0
+		}
+		flags := flagSets[i%len(flagSets)]
+		mask := uint32(0xff)
+		if i%5 == 0 {
+			mask = uint32(rng.IntN(256))
+		}
+		var walk, once Traversal
+		walk.begin(tl, r, flags, mask)
+		if walk.Next() {
+			t.Fatalf("ray %d: the walk stopped at a candidate in an opaque scene", i)
+		}
+		once.Begin(tl, r, flags, mask)
+		if once.Committed().Kind != KindNone || once.TMax() != r.TMax || once.Done() {
+			t.Fatalf("ray %d: Begin committed, or ended the search, before Next", i)
+		}
+		if once.Next() || !once.Done() {
+			t.Fatalf("ray %d, flags %#x: Begin left a search to step through", i, flags)
+		}
+		if *once.Committed() != *walk.Committed() || once.TMax() != walk.TMax() {
+			t.Fatalf("ray %d, flags %#x: Begin committed %+v (tMax %v), the walk %+v (tMax %v)",
+				i, flags, *once.Committed(), once.TMax(), *walk.Committed(), walk.TMax())
+		}
+		if once.Committed().Kind != KindNone {
+			hits++
+		}
+	}
+	if hits < 300 {
+		t.Fatalf("only %d of 3000 rays hit", hits)
 	}
 }

@@ -417,6 +417,36 @@ func TestCommittedStateDuringSearchAndAbort(t *testing.T) {
 	if q.Proceed() || q.CommittedStatus() != CommittedNothing || q.CommittedRayT() != 10 {
 		t.Fatal("Abort before Proceed must end with nothing committed")
 	}
+
+	// The same quads opaque: the system commits them all in the first
+	// Proceed (which answers a search that nothing can stop at the plain
+	// query's rate), not before it, and an Abort before it still misses.
+	for i := range geoms {
+		geoms[i].Flags = accel.GeometryOpaque
+	}
+	ob, err := accel.BuildBLAS(geoms, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otl, err := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 1, BLAS: ob}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.TraceRayInline(otl, 0, 1, r)
+	if q.CommittedStatus() != CommittedNothing || q.CommittedRayT() != 10 {
+		t.Fatalf("opaque, before Proceed: %v %g", q.CommittedStatus(), q.CommittedRayT())
+	}
+	if q.Proceed() {
+		t.Fatal("opaque: Proceed stopped at a candidate")
+	}
+	if q.CommittedStatus() != CommittedTriangleHit || q.CommittedRayT() != 1 || q.CommittedGeometryIndex() != 0 {
+		t.Fatalf("opaque: %v at t %g, geometry %d", q.CommittedStatus(), q.CommittedRayT(), q.CommittedGeometryIndex())
+	}
+	q.TraceRayInline(otl, 0, 1, r)
+	q.Abort()
+	if q.Proceed() || q.CommittedStatus() != CommittedNothing || q.CommittedRayT() != 10 {
+		t.Fatal("opaque: Abort before Proceed must end with nothing committed")
+	}
 }
 
 // TestInstanceAndRayGetters: the instance, transform and ray getters report
