@@ -2,6 +2,7 @@ package accel
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
 )
@@ -488,6 +489,12 @@ func (tr *Traversal) descend() bool {
 			continue
 		}
 		if tr.blasBase >= 0 {
+			if !isLeafRef(e.node) && tr.nodesInAsm() {
+				var ok bool
+				if e, ok = tr.walkNodes(e); !ok {
+					continue // the instance's walk is over
+				}
+			}
 			if isLeafRef(e.node) {
 				tr.leafPos, tr.leafEnd = leafRange(e.node)
 				tr.leafFirst = tr.leafPos
@@ -519,6 +526,35 @@ func (tr *Traversal) descend() bool {
 		}
 		tr.enter(in, tr.tlas.order[leaf])
 	}
+}
+
+// nodesInAsm reports whether descend takes the current instance's inner
+// nodes in nodeWalk: where the scalar walks run it (nodeWalkAsm, not the
+// vector build, which leaves the slab constants unset), for rays whose
+// object-space slab distances are finite, in the closest-hit order
+// (first() walks in firstHit's order, which nodeWalk does not take).
+func (tr *Traversal) nodesInAsm() bool {
+	return nodeWalkAsm && !useSIMD && tr.object.finite && !tr.first()
+}
+
+// walkNodes runs nodeWalk over the current instance's inner nodes from e,
+// an inner node that passed descend's check, on the stack above
+// blasBase: it visits and pushes every node as descend's own loop would
+// (pushChildren's order; TestFastPathMatchesTraversal), and returns the
+// next entry to take, a leaf or an inner node that nodeWalk leaves to Go
+// (near the stack's end), or ok false when the instance's stack ran
+// empty. One assembly call down to a leaf, where descend spent more time
+// in pushChildren and pushSorted around each node test than in it.
+func (tr *Traversal) walkNodes(e stackEntry) (next stackEntry, ok bool) {
+	b, base := tr.blas, tr.blasBase
+	next, sp, ok := nodeWalk(unsafe.Pointer(unsafe.SliceData(b.wide)), len(b.wide), &tr.object.slab, tr.ray.TMin, tr.tMax,
+		b.leafLines(), &tr.stack[base], len(tr.stack)-wideWidth-base, e, tr.sp-base)
+	if !ok {
+		tr.sp = base
+		return e, false
+	}
+	tr.sp = base + sp
+	return next, true
 }
 
 func (tr *Traversal) instanceMatchesSkips(in *instance) bool {
