@@ -357,12 +357,13 @@ func TestProceduralSpheresAnalytic(t *testing.T) {
 // TestCommittedStateDuringSearchAndAbort: the committed hit can be read
 // while searching and shrinks CommittedRayT; Abort ends the search and
 // keeps it.
-func TestCommittedStateDuringSearchAndAbort(t *testing.T) {
-	// Five parallel non-opaque quads' triangles at z = 1..5.
+// stackedTriangles returns a top level of one instance (mask 1) holding
+// five parallel triangles at z = 1..5, one geometry each, with flags.
+func stackedTriangles(t *testing.T, flags accel.GeometryFlags) *accel.TLAS {
 	var geoms []accel.Geometry
 	for z := 1; z <= 5; z++ {
 		g := accel.TriangleGeometry([]vec.Vec3{{X: -1, Y: -1, Z: float32(z)}, {X: -1, Y: 1, Z: float32(z)}, {X: 1, Y: -1, Z: float32(z)}}, nil)
-		g.Flags = 0
+		g.Flags = flags
 		geoms = append(geoms, g)
 	}
 	b, err := accel.BuildBLAS(geoms, 0)
@@ -373,6 +374,11 @@ func TestCommittedStateDuringSearchAndAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tl
+}
+
+func TestCommittedStateDuringSearchAndAbort(t *testing.T) {
+	tl := stackedTriangles(t, 0) // non-opaque
 	r := accel.Ray{Origin: vec.V3(-0.5, -0.5, 0), Direction: vec.V3(0, 0, 1), TMax: 10}
 	var q RayQuery
 	q.TraceRayInline(tl, 0, 1, r)
@@ -418,20 +424,11 @@ func TestCommittedStateDuringSearchAndAbort(t *testing.T) {
 		t.Fatal("Abort before Proceed must end with nothing committed")
 	}
 
-	// The same quads opaque: the system commits them all in the first
-	// Proceed (which answers a search that nothing can stop at the plain
-	// query's rate), not before it, and an Abort before it still misses.
-	for i := range geoms {
-		geoms[i].Flags = accel.GeometryOpaque
-	}
-	ob, err := accel.BuildBLAS(geoms, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	otl, err := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 1, BLAS: ob}}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The same triangles opaque: the system commits them all in the
+	// first Proceed (which answers a search that nothing can stop at the
+	// plain query's rate), not before it, and an Abort before it still
+	// misses.
+	otl := stackedTriangles(t, accel.GeometryOpaque)
 	q.TraceRayInline(otl, 0, 1, r)
 	if q.CommittedStatus() != CommittedNothing || q.CommittedRayT() != 10 {
 		t.Fatalf("opaque, before Proceed: %v %g", q.CommittedStatus(), q.CommittedRayT())
