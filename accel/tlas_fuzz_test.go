@@ -112,7 +112,7 @@ func FuzzBuildTLAS(f *testing.F) {
 // fuzzRaysMatchOracle traces 32 rays (from seed) through tl and checks
 // each against the brute-force oracle over insts: the same t, and where
 // another instance's hit lies at that t, that instance's own hit there
-// too (tiedInstanceHit).
+// too (tiedInstanceHit); and the Traversal's walk against the plain query.
 func fuzzRaysMatchOracle(t *testing.T, tl *TLAS, insts []Instance, seed uint64) {
 	t.Helper()
 	rrng := rand.New(rand.NewPCG(seed, 7))
@@ -125,6 +125,12 @@ func fuzzRaysMatchOracle(t *testing.T, tl *TLAS, insts []Instance, seed uint64) 
 		}
 		if wok && got.InstanceIndex != want.InstanceIndex && !tiedInstanceHit(insts, r, got, want) {
 			t.Fatalf("ray %d: got instance %d at t %g, where it has no hit of its own; oracle %+v", i, got.InstanceIndex, got.T, want)
+		}
+		// The Traversal's walk, every triangle a candidate that it
+		// commits, gives the plain query's hit (TestFastPathMatchesTraversal).
+		walked, walkedOK := traverseClosest(tl, nil, r, RayFlagForceNonOpaque, 0xff)
+		if plain, ok := tl.Intersect(r, RayFlagForceNonOpaque, 0xff); walkedOK != ok || walked != plain {
+			t.Fatalf("ray %d: the Traversal's walk gives %v %+v, Intersect %v %+v", i, walkedOK, walked, ok, plain)
 		}
 	}
 }
