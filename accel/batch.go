@@ -756,7 +756,7 @@ func (t *TLAS) OccludedBatch(rays []Ray, flags RayFlags, mask uint32, occluded [
 	}
 	t.runBatch(rays, batchOccluded, uint8(mask), func(l *tlasWalk) {
 		if l.overflow {
-			occluded[l.ray] = t.occludedFast(l.r, uint8(mask))
+			occluded[l.ray] = t.firstHit(&l.r, uint8(mask), nil)
 		} else {
 			occluded[l.ray] = l.bestIdx != ^uint32(0)
 		}
@@ -844,7 +844,7 @@ func (t *TLAS) endBLAS(l *tlasWalk, in *instance, mode batchMode) bool {
 	return mode != batchOccluded && mode != batchFirst
 }
 
-// advance runs l's top-level walk (TLAS.Intersect's loop, or occludedFast's)
+// advance runs l's top-level walk (TLAS.Intersect's loop, or firstHit's)
 // until it starts a bottom-level walk, which it leaves in flight in l.w,
 // or ends; it reports whether a bottom-level walk is in flight. Instances
 // whose object-space ray needs the general walk are walked here, alone.

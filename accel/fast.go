@@ -772,16 +772,12 @@ func (b *BLAS) occludedGo(r *Ray) bool {
 	return b.occludes(&o, r.TMin, r.TMax)
 }
 
-// occludedFast answers TLAS.Occluded's fast path on a small stack (see
-// occludesFinite), starting over on the full one if a walk would outgrow
-// it.
-func (t *TLAS) occludedFast(r Ray, mask uint8) bool {
-	return t.firstHit(&r, mask, nil)
-}
-
-// firstHit is occludedFast that, given f, commits the hit it stops at
-// there: TLAS.Intersect's walk with RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH
-// (BLAS.firstHit's, over the instances).
+// firstHit answers TLAS.Occluded's fast path, in one assembly call where
+// it can, else on a small stack (see occludesFinite), starting over on the
+// full one if a walk would outgrow it; given f, it commits the hit it
+// stops at there: TLAS.Intersect's walk with
+// RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH (BLAS.firstHit's, over the
+// instances).
 func (t *TLAS) firstHit(r *Ray, mask uint8, f *firstFound) bool {
 	if t.walkInAsm() {
 		// The whole walk in one assembly call, where it can.
