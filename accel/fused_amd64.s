@@ -2,6 +2,8 @@
 
 #include "textflag.h"
 #include "funcdata.h"
+#include "prefetch_amd64.h"
+#include "pushhits_amd64.h"
 
 // The scalar walks' loops whole, in AVX2: their steps (WALKSTEPS,
 // OCCLUDESTEPS) serve walkAVX2 and occludeAVX2, which Go's walks call and
@@ -1870,6 +1872,13 @@ leafout: \
 	FRAMELEAF(leaf) \
 	RAYDONE(status, tonan)
 
+// NWSLAB8AVX2 is nodeWalkAVX2's node test for NODEWALKLOOP
+// (pushhits_amd64.h): SLAB8 with the entry distances stored to the frame.
+#define NWSLAB8AVX2 \
+	MOVQ    q+16(FP), DX \
+	SLAB8 \
+	VMOVUPS Y0, 0(SP)
+
 // func walkAVX2(w *fusedWalk) (more bool)
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
@@ -2637,3 +2646,18 @@ TEXT ·rayTLASOccludeNaNAVX2(SB), $2912-64
 instleaf:
 	INSTENTER(120, 4, STARTNAN, ENTERNODE)
 	TLASOCCLUDEEND(NANWALK)
+
+// func nodeWalkAVX2(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *stackEntry, limit int, cur stackEntry, sp int) (next stackEntry, newSp int, ok bool)
+//
+// nodeWalk with the walks' AVX2 node test (SLAB8, the eight children at
+// once, where nodeWalk tests two groups of four): the same nodes visited,
+// the same entries pushed, the same result (TestNodeWalkMatchesGo):
+// NODEWALKLOOP (pushhits_amd64.h) in VEX encoding. The slabRay's constants
+// stay in Y6-Y11, tMin in Y12, tMax in Y14 and its far bound in Y13.
+TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
+	MOVQ         q+16(FP), DX
+	LOADSLAB
+	VBROADCASTSS tMin+24(FP), Y12
+	VBROADCASTSS tMax+28(FP), Y14
+	FARMAX
+	NODEWALKLOOP(NWSLAB8AVX2, VMOVSS, VUCOMISS, VMOVAPS, VZEROUPPER)

@@ -28,6 +28,14 @@ import "unsafe"
 //go:noescape
 func nodeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *stackEntry, limit int, cur stackEntry, sp int) (next stackEntry, newSp int, ok bool)
 
+// nodeWalkAVX2 is nodeWalk with the fused walks' AVX2 node test, the
+// eight children at once: the same nodes visited and entries pushed
+// (TestNodeWalkMatchesGo). The Traversal's descend takes it where the AVX2
+// walks run (fusedAVX2).
+//
+//go:noescape
+func nodeWalkAVX2(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *stackEntry, limit int, cur stackEntry, sp int) (next stackEntry, newSp int, ok bool)
+
 // The assembly (nodeWalk) hard-codes the layout: these fail to compile if
 // it changes.
 var (

@@ -4,6 +4,7 @@
 
 #include "slab_amd64.h"
 #include "prefetch_amd64.h"
+#include "pushhits_amd64.h"
 
 // The layout constants mirror wide.go, traverse.go and slab.go (asserted
 // in nodewalk_amd64.go): wideNode is 256 bytes with ref at offset 192,
@@ -79,153 +80,18 @@ shorter: \
 	BTRQ  CX, R8 \
 chosen:
 
-// PUSHHITS does what walkFiniteOn does with a nonzero hit mask in AX of
-// the node at SI (entry distances at 0(SP)), pushing at DI (&stack[sp]):
-// one hit is cur; of two, the nearer is cur (the first on a tie) and the
-// other is pushed; more are pushed as pushSorted pushes them and cur is
-// popped off the top. The pushed entries left on the stack are prefetched
-// as prefetchChild would (wide and leaves its arguments, memory operands
-// or registers other than AX, CX, DX, R11, R12). It leaves cur's node in
-// R10 and near distance in X0, one past the top entry in R12, and goes on
-// at done. It clobbers AX, CX, DX, R8-R12, X1 and X2.
-#define PUSHHITS(wide, leaves, done) \
-	MOVQ  DI, R12 \
-	BSFQ  AX, CX \
-	LEAQ  -1(AX), R8 \
-	ANDQ  AX, R8 \
-	JNZ   several \
-	MOVL  192(SI)(CX*4), R10 \
-	MOVSS (SP)(CX*4), X0 \
-	JMP   done \
-several: \
-	BSFQ  R8, R9 \
-	LEAQ  -1(R8), R11 \
-	TESTQ R8, R11 \
-	JNZ   sorted \
-	MOVL    192(SI)(CX*4), R10 \
-	MOVSS   (SP)(CX*4), X0 \
-	MOVL    192(SI)(R9*4), R11 \
-	MOVSS   (SP)(R9*4), X1 \
-	UCOMISS X1, X0 \
-	JLS     pushc \
-	XCHGL   R10, R11 \
-	MOVAPS  X0, X2 \
-	MOVAPS  X1, X0 \
-	MOVAPS  X2, X1 \
-pushc: \
-	MOVL  R11, 0(DI) \
-	MOVSS X1, 4(DI) \
-	ADDQ  $8, R12 \
-	JMP   prefetch \
-sorted: \
-	BSFQ    AX, CX \
-	MOVL    192(SI)(CX*4), R9 \
-	MOVL    (SP)(CX*4), R10 \
-	MOVSS   (SP)(CX*4), X0 \
-	SHLQ    $32, R10 \
-	ORQ     R9, R10 \
-	MOVQ    R12, R11 \
-insert: \
-	CMPQ    R11, DI \
-	JLS     put \
-	UCOMISS -4(R11), X0 \
-	JCS     put \
-	MOVQ    -8(R11), R9 \
-	MOVQ    R9, 0(R11) \
-	SUBQ    $8, R11 \
-	JMP     insert \
-put: \
-	MOVQ R10, 0(R11) \
-	ADDQ $8, R12 \
-	LEAQ -1(AX), CX \
-	ANDQ CX, AX \
-	JNZ  sorted \
-	SUBQ  $8, R12 \
-	MOVL  0(R12), R10 \
-	MOVSS 4(R12), X0 \
-prefetch: \
-	MOVQ DI, R11 \
-pfnext: \
-	CMPQ R11, R12 \
-	JCC  done \
-	MOVL 0(R11), AX \
-	ADDQ $8, R11 \
-	PREFETCHREF(wide, leaves, pfnext) \
-	JMP  pfnext
+// NWSLAB8 is nodeWalk's node test for NODEWALKLOOP (pushhits_amd64.h).
+#define NWSLAB8 \
+	MOVQ q+16(FP), DI \
+	SLAB8
 
 // func nodeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *stackEntry, limit int, cur stackEntry, sp int) (next stackEntry, newSp int, ok bool)
 //
-// The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
-// BX; the frame holds the entry distances (0(SP)) and &stack[limit]
-// (32(SP)).
+// NODEWALKLOOP (pushhits_amd64.h) with the SSE node test and instructions.
 TEXT ·nodeWalk(SB), NOSPLIT, $40-89
 	MOVQ q+16(FP), DI
 	LOADRAY(tMin+24(FP), tMax+28(FP))
-	MOVQ  stack+40(FP), DX
-	MOVQ  sp+64(FP), AX
-	LEAQ  (DX)(AX*8), BX
-	MOVL  cur_node+56(FP), R10
-	MOVSS cur_near+60(FP), X0
-	MOVQ  limit+48(FP), AX
-	TESTQ AX, AX
-	JS    out               // no room for any node
-	LEAQ  (DX)(AX*8), AX
-	MOVQ  AX, 32(SP)
-
-loop:
-	// cur (R10, X0) is an inner node that passed the tMax check: test
-	// it here unless Go must (an index out of range, a stack that could
-	// overflow).
-	CMPQ R10, nwide+8(FP)
-	JCC  out
-	CMPQ BX, 32(SP)
-	JHI  out
-	MOVQ R10, SI
-	SHLQ $8, SI
-	ADDQ wide+0(FP), SI
-	PREFETCHT0 192(SI)       // the references, read after the test
-	MOVQ q+16(FP), DI
-	SLAB8
-	MOVQ  BX, DI
-	TESTQ AX, AX
-	JZ    pop
-	PUSHHITS(wide+0(FP), leaves+32(FP), done)
-
-done:
-	MOVQ    R12, BX
-	UCOMISS X0, X14         // cur.near <= tMax
-	JCS     pop
-	TESTL   R10, R10
-	JS      out             // a leaf: back to Go
-	JMP     loop
-
-pop:
-	CMPQ    BX, stack+40(FP)
-	JLS     empty
-	SUBQ    $8, BX
-	MOVL    0(BX), R10
-	MOVSS   4(BX), X0
-	UCOMISS X0, X14
-	JCS     pop
-	TESTL   R10, R10
-	JS      out
-	JMP     loop
-
-out:
-	MOVL  R10, next_node+72(FP)
-	MOVSS X0, next_near+76(FP)
-	SUBQ  stack+40(FP), BX
-	SHRQ  $3, BX
-	MOVQ  BX, newSp+80(FP)
-	MOVB  $1, ok+88(FP)
-	RET
-
-empty:
-	MOVL $0, next_node+72(FP)
-	MOVL $0, next_near+76(FP)
-	MOVQ $0, newSp+80(FP)
-	MOVB $0, ok+88(FP)
-	RET
+	NODEWALKLOOP(NWSLAB8, MOVSS, UCOMISS, MOVAPS, NOP)
 
 // func occludeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *uint32, limit int, cur uint32, sp int) (next uint32, newSp int, ok bool)
 //

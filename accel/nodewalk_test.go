@@ -203,6 +203,7 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 		}
 		cur := stackEntry{0, tMin}
 		stackF := stackA // for walkAVX2
+		stackV := stackA // for nodeWalkAVX2
 		wc, wsp, wok := goNodeWalk(wide, &r.slab, tMin, tMax, stackG[:], limit, cur, sp)
 		if haveAVX2 {
 			// walkAVX2, without a triangle test set up, stops where
@@ -230,6 +231,21 @@ func TestNodeWalkMatchesGo(t *testing.T) {
 		for i := range stackA {
 			if !sameEntry(stackA[i], stackG[i]) {
 				t.Fatalf("iteration %d: stack[%d] = %v, want %v (sp %d)", iter, i, stackA[i], stackG[i], sp)
+			}
+		}
+		if haveAVX2 {
+			vc, vsp, vok := nodeWalkAVX2(unsafe.Pointer(&wide[0]), len(wide), &r.slab, tMin, tMax,
+				unsafe.Pointer(&leaves[0]), &stackV[0], limit, cur, sp)
+			if vok != wok || vsp != wsp || (wok && !sameEntry(vc, wc)) {
+				t.Fatalf("iteration %d: nodeWalkAVX2 got %v %d %v, want %v %d %v (node %+v, ray %+v, tMin %g, tMax %g, sp %d, limit %d)",
+					iter, vc, vsp, vok, wc, wsp, wok, *n, r, tMin, tMax, sp, limit)
+			}
+			if stackV != stackG {
+				for i := range stackV {
+					if !sameEntry(stackV[i], stackG[i]) {
+						t.Fatalf("iteration %d: nodeWalkAVX2 stack[%d] = %v, want %v (sp %d)", iter, i, stackV[i], stackG[i], sp)
+					}
+				}
 			}
 		}
 		// The occlusion walk on the same node: its stack holds references.

@@ -547,8 +547,12 @@ func (tr *Traversal) nodesInAsm() bool {
 // in pushChildren and pushSorted around each node test than in it.
 func (tr *Traversal) walkNodes(e stackEntry) (next stackEntry, ok bool) {
 	b, base := tr.blas, tr.blasBase
-	next, sp, ok := nodeWalk(unsafe.Pointer(unsafe.SliceData(b.wide)), len(b.wide), &tr.object.slab, tr.ray.TMin, tr.tMax,
-		b.leafLines(), &tr.stack[base], len(tr.stack)-wideWidth-base, e, tr.sp-base)
+	wide, stack, limit, sp := unsafe.Pointer(unsafe.SliceData(b.wide)), &tr.stack[base], len(tr.stack)-wideWidth-base, tr.sp-base
+	if fusedAVX2 {
+		next, sp, ok = nodeWalkAVX2(wide, len(b.wide), &tr.object.slab, tr.ray.TMin, tr.tMax, b.leafLines(), stack, limit, e, sp)
+	} else {
+		next, sp, ok = nodeWalk(wide, len(b.wide), &tr.object.slab, tr.ray.TMin, tr.tMax, b.leafLines(), stack, limit, e, sp)
+	}
 	if !ok {
 		tr.sp = base
 		return e, false
