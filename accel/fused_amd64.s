@@ -3,7 +3,7 @@
 #include "textflag.h"
 #include "funcdata.h"
 #include "prefetch_amd64.h"
-#include "pushhits_amd64.h"
+#include "nodewalk_amd64.h"
 
 // The scalar walks' loops whole, in AVX2: their steps (WALKSTEPS,
 // OCCLUDESTEPS) serve walkAVX2 and occludeAVX2, which Go's walks call and
@@ -1873,7 +1873,7 @@ leafout: \
 	RAYDONE(status, tonan)
 
 // NWSLAB8AVX2 is nodeWalkAVX2's node test for NODEWALKLOOP
-// (pushhits_amd64.h): SLAB8 with the entry distances stored to the frame.
+// (nodewalk_amd64.h): SLAB8 with the entry distances stored to the frame.
 #define NWSLAB8AVX2 \
 	MOVQ    q+16(FP), DX \
 	SLAB8 \
@@ -2652,7 +2652,7 @@ instleaf:
 // nodeWalk with the walks' AVX2 node test (SLAB8, the eight children at
 // once, where nodeWalk tests two groups of four): the same nodes visited,
 // the same entries pushed, the same result (TestNodeWalkMatchesGo):
-// NODEWALKLOOP (pushhits_amd64.h) in VEX encoding. The slabRay's constants
+// NODEWALKLOOP (nodewalk_amd64.h) in VEX encoding. The slabRay's constants
 // stay in Y6-Y11, tMin in Y12, tMax in Y14 and its far bound in Y13.
 TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	MOVQ         q+16(FP), DX

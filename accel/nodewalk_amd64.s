@@ -4,7 +4,7 @@
 
 #include "slab_amd64.h"
 #include "prefetch_amd64.h"
-#include "pushhits_amd64.h"
+#include "nodewalk_amd64.h"
 
 // The layout constants mirror wide.go, traverse.go and slab.go (asserted
 // in nodewalk_amd64.go): wideNode is 256 bytes with ref at offset 192,
@@ -80,14 +80,14 @@ shorter: \
 	BTRQ  CX, R8 \
 chosen:
 
-// NWSLAB8 is nodeWalk's node test for NODEWALKLOOP (pushhits_amd64.h).
+// NWSLAB8 is nodeWalk's node test for NODEWALKLOOP (nodewalk_amd64.h).
 #define NWSLAB8 \
 	MOVQ q+16(FP), DI \
 	SLAB8
 
 // func nodeWalk(wide unsafe.Pointer, nwide int, q *slabRay, tMin, tMax float32, leaves unsafe.Pointer, stack *stackEntry, limit int, cur stackEntry, sp int) (next stackEntry, newSp int, ok bool)
 //
-// NODEWALKLOOP (pushhits_amd64.h) with the SSE node test and instructions.
+// NODEWALKLOOP (nodewalk_amd64.h) with the SSE node test and instructions.
 TEXT ·nodeWalk(SB), NOSPLIT, $40-89
 	MOVQ q+16(FP), DI
 	LOADRAY(tMin+24(FP), tMax+28(FP))

@@ -1,3 +1,8 @@
+// The inner-node loop of nodeWalk (SSE, nodewalk_amd64.s) and nodeWalkAVX2
+// (fused_amd64.s), NODEWALKLOOP, and its push of a node's hit children,
+// PUSHHITSBY: one source for both encodings, the same nodes visited and
+// entries pushed (TestNodeWalkMatchesGo).
+
 // PUSHHITSBY is the node loops' push of a node's hit children, with the
 // float instructions given: MOVSS, UCOMISS and MOVAPS in nodeWalk (SSE),
 // their VEX forms in nodeWalkAVX2, whose 256-bit node test would make
