@@ -529,22 +529,24 @@ func (tr *Traversal) descend() bool {
 }
 
 // nodesInAsm reports whether descend takes the current instance's inner
-// nodes in nodeWalk: where the scalar walks run it (nodeWalkAsm, not the
-// vector build, which leaves the slab constants unset), for rays whose
+// nodes in assembly (walkNodes): where the scalar walks run it
+// (nodeWalkAsm, not the vector build, which leaves the slab constants
+// unset), for rays whose
 // object-space slab distances are finite, in the closest-hit order
 // (first() walks in firstHit's order, which nodeWalk does not take).
 func (tr *Traversal) nodesInAsm() bool {
 	return nodeWalkAsm && !useSIMD && tr.object.finite && !tr.first()
 }
 
-// walkNodes runs nodeWalk over the current instance's inner nodes from e,
-// an inner node that passed descend's check, on the stack above
-// blasBase: it visits and pushes every node as descend's own loop would
-// (pushChildren's order; TestFastPathMatchesTraversal), and returns the
-// next entry to take, a leaf or an inner node that nodeWalk leaves to Go
-// (near the stack's end), or ok false when the instance's stack ran
-// empty. One assembly call down to a leaf, where descend spent more time
-// in pushChildren and pushSorted around each node test than in it.
+// walkNodes runs the assembly node loop (nodeWalkAVX2 where the AVX2 walks
+// run, else nodeWalk) over the current instance's inner nodes from e, an
+// inner node that passed descend's check, on the stack above blasBase: it
+// visits and pushes every node as descend's own loop would (pushChildren's
+// order; TestFastPathMatchesTraversal), and returns the next entry to
+// take, a leaf or an inner node the loop leaves to Go (near the stack's
+// end), or ok false when the instance's stack ran empty. One assembly call
+// down to a leaf, where descend spent more time in pushChildren and
+// pushSorted around each node test than in it.
 func (tr *Traversal) walkNodes(e stackEntry) (next stackEntry, ok bool) {
 	b, base := tr.blas, tr.blasBase
 	wide, stack, limit, sp := unsafe.Pointer(unsafe.SliceData(b.wide)), &tr.stack[base], len(tr.stack)-wideWidth-base, tr.sp-base
