@@ -103,6 +103,20 @@ var (
 //go:noescape
 func walkAVX2(w *fusedWalk) (more bool)
 
+// walkYieldAVX2 is walkAVX2 for a Traversal, which decides every
+// candidate itself (any-hit shaders, RayQuery): it walks as walkAVX2 walks
+// (w.wt must be set) and tests each leaf it reaches, but commits nothing:
+// where a leaf has candidates (triangles hit over (w.tMin, w.tMax)) it
+// returns true with w.cur set to that leaf, which Go tests again
+// (BLAS.leafScan) and decides slot by slot. It also returns true at the
+// entries walkAVX2 leaves to Go (an inner node past w.nwide or met with
+// the stack above w.limit, a leaf whose rows are out of range), and false
+// when the stack ran empty. Leaves without a candidate, most of those a
+// ray reaches, never return to Go.
+//
+//go:noescape
+func walkYieldAVX2(w *fusedWalk) (more bool)
+
 // occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
 // (taking the child whose crossing reaches farthest, pushing the others at once, in
 // slot order, through w.compress) and tests leaves as the loop does, and returns false when it has the

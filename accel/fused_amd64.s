@@ -8,7 +8,8 @@
 // The scalar walks' loops whole, in AVX2: their steps (WALKSTEPS,
 // OCCLUDESTEPS) serve walkAVX2 and occludeAVX2, which Go's walks call and
 // which return to Go only at the entries Go must take (see
-// fused_amd64.go); rayWalkAVX2 and rayOccludeAVX2, a whole query with the
+// fused_amd64.go), and walkYieldAVX2, the Traversal's, which also returns
+// at each leaf with candidates; rayWalkAVX2 and rayOccludeAVX2, a whole query with the
 // ray's set-up (RAYSETUP) in one call, and rayIntersectAVX2 and
 // rayOccludedAVX2, the same for a Ray they check and place themselves;
 // and batchWalkAVX2 and
@@ -1639,6 +1640,39 @@ several: \
 // loop does: each candidate in slot order whose t is below the current
 // tMax.
 #define WALKSTEPS(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
+	WALKSTEPSAT(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished, COMMITNEAREST)
+
+// COMMITNEAREST is what WALKSTEPS does with a leaf's candidates (in AX,
+// their t in Y7): it commits the one with the least t below the current
+// tMax, the first in slot order on a tie, as the Go loop does, and goes
+// on at leafdone.
+#define COMMITNEAREST \
+	VMOVSS   84(DI), X1 \
+	MOVQ     $-1, R8 \
+cand: \
+	BSFQ     AX, CX \
+	VMOVD    CX, X2 \
+	VPERMPS  Y7, Y2, Y0 /* t of lane CX, from LEAFCANDS' Y7 */ \
+	VUCOMISS X1, X0 /* t < tMax */ \
+	JCC      nextcand \
+	VMOVAPS  X0, X1 \
+	MOVQ     CX, R8 \
+nextcand: \
+	LEAQ  -1(AX), CX \
+	ANDQ  CX, AX \
+	JNZ   cand \
+	TESTQ R8, R8 \
+	JS    leafdone \
+	COMMIT
+
+// YIELDCANDS is what walkYieldAVX2 does with a leaf that has candidates:
+// it leaves the leaf to Go (at gomust, through leafout), which decides
+// each candidate itself.
+#define YIELDCANDS JMP leafout
+
+// WALKSTEPSAT is WALKSTEPS with atcands run on a leaf's candidates
+// (COMMITNEAREST, YIELDCANDS); it goes on at leafdone.
+#define WALKSTEPSAT(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished, atcands) \
 loop: \
 	/* cur (R10, X0) is an inner node that passed the tMax check. */ \
 	NODEBY(slab, gomust, pop) \
@@ -1710,25 +1744,7 @@ pop: \
 leaf: \
 	/* cur is a leaf that passed the check: test its triangles. */ \
 	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone, leafcands) \
-	/* Commit as the Go loop does: each candidate in slot order whose t */ \
-	/* is below the current tMax. */ \
-	VMOVSS   84(DI), X1 \
-	MOVQ     $-1, R8 \
-cand: \
-	BSFQ     AX, CX \
-	VMOVD    CX, X2 \
-	VPERMPS  Y7, Y2, Y0 /* t of lane CX, from LEAFCANDS' Y7 */ \
-	VUCOMISS X1, X0 /* t < tMax */ \
-	JCC      nextcand \
-	VMOVAPS  X0, X1 \
-	MOVQ     CX, R8 \
-nextcand: \
-	LEAQ  -1(AX), CX \
-	ANDQ  CX, AX \
-	JNZ   cand \
-	TESTQ R8, R8 \
-	JS    leafdone \
-	COMMIT \
+	atcands \
 leafdone: \
 	LOADNODE \
 	JMP pop \
@@ -1904,6 +1920,34 @@ out:
 
 empty:
 over:
+	MOVQ $0, 96(DI)
+	VZEROUPPER
+	MOVB $0, more+8(FP)
+	RET
+
+// func walkYieldAVX2(w *fusedWalk) (more bool)
+//
+// walkAVX2 that leaves each leaf with candidates to Go instead of
+// committing one (YIELDCANDS): the Traversal's walk.
+TEXT ·walkYieldAVX2(SB), NOSPLIT, $672-9
+	SETUP
+	VMOVSS 92(DI), X0
+	ENTRY(8, out, rleaf)
+
+	WALKSTEPSAT(SLAB8, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty, YIELDCANDS)
+	FRAMELEAF(leaf)
+
+out:
+	MOVL   R10, 88(DI)
+	VMOVSS X0, 92(DI)
+	SUBQ   56(DI), BX
+	SHRQ   $3, BX
+	MOVQ   BX, 96(DI)
+	VZEROUPPER
+	MOVB   $1, more+8(FP)
+	RET
+
+empty:
 	MOVQ $0, 96(DI)
 	VZEROUPPER
 	MOVB $0, more+8(FP)

@@ -30,6 +30,9 @@ type fusedWalk struct {
 
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
 func occludeAVX2(w *fusedWalk) bool { panic("accel: no AVX2 walk on this architecture") }
+func walkYieldAVX2(w *fusedWalk) bool {
+	panic("accel: no AVX2 walk on this architecture")
+}
 
 const (
 	rayMiss = iota

@@ -954,3 +954,65 @@ func TestRayEntryMatchesQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestYieldWalkGivesTheGoWalksCandidates runs Traversals with
+// FORCE_NON_OPAQUE, so that every triangle hit comes back from Next, with
+// walkYieldAVX2 and with the Go loop (fusedAVX2 and nodeWalkAsm off), and
+// compares every candidate in order, bit for bit, and the committed hit.
+// Candidates are committed by a rule of their own (the primitive index),
+// so that tMax shrinks at some and not at others; the scenes are the
+// terrain and soup BLASes alone (BeginBLAS) and six instances of them,
+// three with placed rays (Begin; the walk's stack then starts above the
+// top level's entries).
+func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("no AVX2 walk")
+	}
+	defer func(old, oldFused bool) { nodeWalkAsm, fusedAVX2 = old, oldFused }(nodeWalkAsm, fusedAVX2)
+	scenes := nodeWalkScenes(t)
+	var insts []Instance
+	for i, name := range []string{"terrain", "soup", "terrain", "soup", "terrain", "soup"} {
+		xf := vec.Identity3x4
+		if i >= 2 {
+			xf = vec.Translate3x4(vec.V3(float32(i)*0.1, 0.05, -float32(i)*0.07))
+		}
+		insts = append(insts, Instance{Transform: xf, InstanceMask: 0xff, BLAS: scenes[name].b})
+	}
+	tl := mustTLAS(t, insts, 0)
+	trace := func(begin func(tr *Traversal)) []hitKey {
+		var tr Traversal
+		var out []hitKey
+		begin(&tr)
+		for tr.Next() {
+			c := tr.Candidate()
+			out = append(out, keyOf(c))
+			if c.PrimitiveIndex%3 != 0 {
+				tr.Commit()
+			}
+		}
+		return append(out, keyOf(tr.Committed()))
+	}
+	rng := rand.New(rand.NewPCG(47, 48))
+	candidates := 0
+	for name, sc := range scenes {
+		for _, ray := range nodeWalkRays(rng, sc.pos, 3000) {
+			begins := map[string]func(tr *Traversal){
+				"BLAS": func(tr *Traversal) { tr.BeginBLAS(sc.b, ray, RayFlagForceNonOpaque) },
+				"TLAS": func(tr *Traversal) { tr.Begin(tl, ray, RayFlagForceNonOpaque, 0xff) },
+			}
+			for level, begin := range begins {
+				nodeWalkAsm, fusedAVX2 = true, true
+				got := trace(begin)
+				nodeWalkAsm, fusedAVX2 = false, false
+				want := trace(begin)
+				if !equalKeys(got, want) {
+					t.Fatalf("%s %s ray %+v: candidates and commit %v, want %v", name, level, ray, got, want)
+				}
+				candidates += len(got) - 1
+			}
+		}
+	}
+	if candidates < 8000 {
+		t.Fatalf("only %d candidates", candidates)
+	}
+}

@@ -312,6 +312,11 @@ type Traversal struct {
 	leafCand, leafEdge uint
 	leafHits           leafHits
 
+	// yieldWalk: the current instance's walk runs in walkYieldAVX2, with
+	// the state fw (enter).
+	yieldWalk bool
+	fw        fusedWalk
+
 	tMax      float32
 	done      bool
 	atOnce    bool // Next answers the search with the plain query (Begin)
@@ -410,6 +415,11 @@ func (tr *Traversal) enter(in *instance, idx uint32) {
 	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
 	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
 	tr.blasBase = tr.sp
+	tr.yieldWalk = tr.leavesInAsm(in.blas)
+	if tr.yieldWalk {
+		tr.fw.blasArrays = in.blas.arrays()
+		tr.fw.limit, tr.fw.tMin = len(tr.stack)-wideWidth-tr.blasBase, tr.ray.TMin
+	}
 	if near, ok := tr.object.hit(&in.blas.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
 		if tr.first() {
 			near = tr.ray.TMin // firstHit's walks keep no distances
@@ -489,7 +499,12 @@ func (tr *Traversal) descend() bool {
 			continue
 		}
 		if tr.blasBase >= 0 {
-			if !isLeafRef(e.node) && tr.nodesInAsm() {
+			if tr.yieldWalk {
+				var ok bool
+				if e, ok = tr.walkLeaves(e); !ok {
+					continue // the instance's walk is over
+				}
+			} else if !isLeafRef(e.node) && tr.nodesInAsm() {
 				var ok bool
 				if e, ok = tr.walkNodes(e); !ok {
 					continue // the instance's walk is over
@@ -538,8 +553,16 @@ func (tr *Traversal) nodesInAsm() bool {
 	return nodeWalkAsm && !useSIMD && tr.object.finite && !tr.first()
 }
 
+// leavesInAsm reports whether descend walks the instance of b about to be
+// entered in walkYieldAVX2 (walkLeaves), nodes and leaves: where the AVX2
+// walks run (fusedAVX2) and descend takes nodes in assembly, for
+// triangles with leaf rows.
+func (tr *Traversal) leavesInAsm(b *BLAS) bool {
+	return fusedAVX2 && tr.nodesInAsm() && b.typ == GeometryTriangles && b.rows != nil
+}
+
 // walkNodes runs the assembly node loop (nodeWalkAVX2 where the AVX2 walks
-// run, else nodeWalk) over the current instance's inner nodes from e, an
+// run, for procedural primitives, else nodeWalk) over the current instance's inner nodes from e, an
 // inner node that passed descend's check, on the stack above blasBase: it
 // visits and pushes every node as descend's own loop would (pushChildren's
 // order; TestFastPathMatchesTraversal), and returns the next entry to
@@ -561,6 +584,27 @@ func (tr *Traversal) walkNodes(e stackEntry) (next stackEntry, ok bool) {
 	}
 	tr.sp = base + sp
 	return next, true
+}
+
+// walkLeaves runs walkYieldAVX2 over the current instance from e, an
+// entry that passed descend's check, on the stack above blasBase: it
+// walks nodes and tests leaves as walkNodes and leafScan would, and
+// returns the next entry Go must take, a leaf with candidates (which
+// descend tests again, to decide them slot by slot) or an inner node the
+// walk leaves to Go, or ok false when the instance's stack ran empty. A
+// ray reaches many leaves without a candidate for each one with one:
+// those no longer return to Go.
+func (tr *Traversal) walkLeaves(e stackEntry) (next stackEntry, ok bool) {
+	fw, base := &tr.fw, tr.blasBase
+	// Set at every call: a Traversal copied between calls walks its own.
+	fw.slab, fw.wt, fw.stack = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.stack[base])
+	fw.cur, fw.sp, fw.tMax = e, tr.sp-base, tr.tMax
+	if !walkYieldAVX2(fw) {
+		tr.sp = base
+		return e, false
+	}
+	tr.sp = base + fw.sp
+	return fw.cur, true
 }
 
 func (tr *Traversal) instanceMatchesSkips(in *instance) bool {
