@@ -117,6 +117,16 @@ func walkAVX2(w *fusedWalk) (more bool)
 //go:noescape
 func walkYieldAVX2(w *fusedWalk) (more bool)
 
+// occludeYieldAVX2 is occludeAVX2 for a Traversal with
+// RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, as walkYieldAVX2 is walkAVX2
+// for the others: where a leaf has candidates it returns true with
+// w.cur.node set to that leaf instead of ending the walk, and sets neither
+// w.found nor a hit. Its stack holds references (uint32), as
+// occludeAVX2's.
+//
+//go:noescape
+func occludeYieldAVX2(w *fusedWalk) (more bool)
+
 // occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
 // (taking the child whose crossing reaches farthest, pushing the others at once, in
 // slot order, through w.compress) and tests leaves as the loop does, and returns false when it has the

@@ -1816,6 +1816,24 @@ chosen:
 // found and ends the walk (finished); with first (the walk of firstHit)
 // it commits its first candidate in slot order, as firstCandidate does.
 #define OCCLUDESTEPS(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished) \
+	OCCLUDESTEPSAT(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished, OCCLUDEHIT(finished))
+
+// OCCLUDEHIT is what OCCLUDESTEPS does with a leaf's candidates (in AX,
+// their t in Y7): it sets found and, with first, commits the first
+// candidate in slot order, and goes on at finished.
+#define OCCLUDEHIT(finished) \
+	MOVB $1, 105(DI) /* a triangle hits */ \
+	CMPB 104(DI), $0 \
+	JEQ  finished \
+	BSFQ   AX, R8 \
+	VMOVD  R8, X2 \
+	VPERMPS Y7, Y2, Y1 /* t of lane R8 */ \
+	COMMIT \
+	JMP  finished
+
+// OCCLUDESTEPSAT is OCCLUDESTEPS with atcands run on a leaf's candidates
+// (OCCLUDEHIT, YIELDCANDS).
+#define OCCLUDESTEPSAT(slab, pick, toleaf, tonode, popleaf, popnode, onpop, gomust, finished, atcands) \
 loop: \
 	NODEBY(slab, gomust, pop) \
 rooted: \
@@ -1853,14 +1871,7 @@ pop: \
 leaf: \
 	VXORPS X0, X0, X0 \
 	LEAFCANDS(leafout, leafedge, leafedgeback, leafdone, leafcands) \
-	MOVB $1, 105(DI) /* a triangle hits */ \
-	CMPB 104(DI), $0 \
-	JEQ  finished \
-	BSFQ   AX, R8 \
-	VMOVD  R8, X2 \
-	VPERMPS Y7, Y2, Y1 /* t of lane R8 */ \
-	COMMIT \
-	JMP  finished \
+	atcands \
 leafdone: \
 	LOADNODE \
 	JMP   pop \
@@ -1964,6 +1975,32 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $672-9
 	OCCLUDESTEPS(SLAB8SEG, OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
+
+out:
+	MOVL R10, 88(DI)
+	SUBQ 56(DI), BX
+	SHRQ $2, BX
+	MOVQ BX, 96(DI)
+	VZEROUPPER
+	MOVB $1, more+8(FP)
+	RET
+
+empty:
+	MOVQ $0, 96(DI)
+	VZEROUPPER
+	MOVB $0, more+8(FP)
+	RET
+
+// func occludeYieldAVX2(w *fusedWalk) (more bool)
+//
+// occludeAVX2 that leaves each leaf with candidates to Go instead of
+// ending the walk (YIELDCANDS): the Traversal's first-hit walk.
+TEXT ·occludeYieldAVX2(SB), NOSPLIT, $672-9
+	SETUP
+	ENTRY(4, out, rleaf)
+
+	OCCLUDESTEPSAT(SLAB8SEG, OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty, YIELDCANDS)
+	FRAMELEAF(leaf)
 
 out:
 	MOVL R10, 88(DI)

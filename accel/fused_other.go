@@ -33,6 +33,9 @@ func occludeAVX2(w *fusedWalk) bool { panic("accel: no AVX2 walk on this archite
 func walkYieldAVX2(w *fusedWalk) bool {
 	panic("accel: no AVX2 walk on this architecture")
 }
+func occludeYieldAVX2(w *fusedWalk) bool {
+	panic("accel: no AVX2 walk on this architecture")
+}
 
 const (
 	rayMiss = iota

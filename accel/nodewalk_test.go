@@ -957,18 +957,21 @@ func TestRayEntryMatchesQuery(t *testing.T) {
 
 // TestYieldWalkGivesTheGoWalksCandidates runs Traversals with
 // FORCE_NON_OPAQUE, so that every triangle hit comes back from Next, with
-// walkYieldAVX2 and with the Go loop (fusedAVX2 and nodeWalkAsm off), and
-// compares every candidate in order, bit for bit, and the committed hit.
-// Candidates are committed by a rule of their own (the primitive index),
-// so that tMax shrinks at some and not at others; the scenes are the
-// terrain and soup BLASes alone (BeginBLAS) and six instances of them,
-// three with placed rays (Begin; the walk's stack then starts above the
-// top level's entries).
+// the yield walks (walkYieldAVX2, and occludeYieldAVX2 with
+// ACCEPT_FIRST_HIT_AND_END_SEARCH) and with the Go loop (fusedAVX2 and
+// nodeWalkAsm off), and compares every candidate in order, bit for bit,
+// and the committed hit. Candidates are committed by a rule of their own
+// (the primitive index), so that tMax shrinks at some and not at others;
+// the scenes are the terrain and soup BLASes alone (BeginBLAS) and six
+// instances of them, four with placed rays (Begin; the walk's stack then
+// starts above the top level's entries). With yieldRoom lowered the walks
+// leave nodes to the Go loop on the way (takeFirstWalk, and descend's
+// own node steps).
 func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 	if !haveAVX2 || useSIMD {
 		t.Skip("no AVX2 walk")
 	}
-	defer func(old, oldFused bool) { nodeWalkAsm, fusedAVX2 = old, oldFused }(nodeWalkAsm, fusedAVX2)
+	defer func(old, oldFused bool, room int) { nodeWalkAsm, fusedAVX2, yieldRoom = old, oldFused, room }(nodeWalkAsm, fusedAVX2, yieldRoom)
 	scenes := nodeWalkScenes(t)
 	var insts []Instance
 	for i, name := range []string{"terrain", "soup", "terrain", "soup", "terrain", "soup"} {
@@ -993,26 +996,30 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 		return append(out, keyOf(tr.Committed()))
 	}
 	rng := rand.New(rand.NewPCG(47, 48))
-	candidates := 0
-	for name, sc := range scenes {
-		for _, ray := range nodeWalkRays(rng, sc.pos, 3000) {
-			begins := map[string]func(tr *Traversal){
-				"BLAS": func(tr *Traversal) { tr.BeginBLAS(sc.b, ray, RayFlagForceNonOpaque) },
-				"TLAS": func(tr *Traversal) { tr.Begin(tl, ray, RayFlagForceNonOpaque, 0xff) },
-			}
-			for level, begin := range begins {
-				nodeWalkAsm, fusedAVX2 = true, true
-				got := trace(begin)
-				nodeWalkAsm, fusedAVX2 = false, false
-				want := trace(begin)
-				if !equalKeys(got, want) {
-					t.Fatalf("%s %s ray %+v: candidates and commit %v, want %v", name, level, ray, got, want)
+	candidates := map[RayFlags]int{}
+	for _, room := range []int{stackSize, wideWidth + 3} {
+		for name, sc := range scenes {
+			for _, ray := range nodeWalkRays(rng, sc.pos, 1500) {
+				for _, flags := range []RayFlags{RayFlagForceNonOpaque, RayFlagForceNonOpaque | RayFlagAcceptFirstHitAndEndSearch} {
+					begins := map[string]func(tr *Traversal){
+						"BLAS": func(tr *Traversal) { tr.BeginBLAS(sc.b, ray, flags) },
+						"TLAS": func(tr *Traversal) { tr.Begin(tl, ray, flags, 0xff) },
+					}
+					for level, begin := range begins {
+						nodeWalkAsm, fusedAVX2, yieldRoom = true, true, room
+						got := trace(begin)
+						nodeWalkAsm, fusedAVX2, yieldRoom = false, false, stackSize
+						want := trace(begin)
+						if !equalKeys(got, want) {
+							t.Fatalf("%s %s flags %v room %d, ray %+v: candidates and commit %v, want %v", name, level, flags, room, ray, got, want)
+						}
+						candidates[flags] += len(got) - 1
+					}
 				}
-				candidates += len(got) - 1
 			}
 		}
 	}
-	if candidates < 8000 {
-		t.Fatalf("only %d candidates", candidates)
+	if candidates[RayFlagForceNonOpaque] < 8000 || candidates[RayFlagForceNonOpaque|RayFlagAcceptFirstHitAndEndSearch] < 5000 {
+		t.Fatalf("only %v candidates", candidates)
 	}
 }

@@ -312,10 +312,14 @@ type Traversal struct {
 	leafCand, leafEdge uint
 	leafHits           leafHits
 
-	// yieldWalk: the current instance's walk runs in walkYieldAVX2, with
-	// the state fw (enter).
-	yieldWalk bool
-	fw        fusedWalk
+	// The current instance's walk runs in assembly, with the state fw
+	// (enter): in walkYieldAVX2 (yieldWalk) on the stack above blasBase,
+	// or, with first(), in occludeYieldAVX2 (firstWalk) on firstStack,
+	// firstSp references, while the stack holds nothing above blasBase.
+	yieldWalk, firstWalk bool
+	fw                   fusedWalk
+	firstStack           [stackSizeWide + wideWidth]uint32
+	firstSp              int
 
 	tMax      float32
 	done      bool
@@ -381,6 +385,7 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 	tr.tMax = r.TMax
 	tr.done, tr.atOnce = false, false
 	tr.inst, tr.blas = nil, nil
+	tr.yieldWalk, tr.firstWalk, tr.firstSp = false, false, 0
 	tr.cand = Hit{}
 	tr.committed = Hit{}
 	tr.world.setup(r.Origin, r.Direction)
@@ -415,18 +420,32 @@ func (tr *Traversal) enter(in *instance, idx uint32) {
 	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
 	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
 	tr.blasBase = tr.sp
-	tr.yieldWalk = tr.leavesInAsm(in.blas)
-	if tr.yieldWalk {
+	asm := tr.leavesInAsm(in.blas)
+	tr.yieldWalk, tr.firstWalk, tr.firstSp = asm && !tr.first(), asm && tr.first(), 0
+	if asm {
+		room := len(tr.stack) - tr.blasBase
+		if tr.firstWalk {
+			room = len(tr.firstStack)
+		}
 		tr.fw.blasArrays = in.blas.arrays()
-		tr.fw.limit, tr.fw.tMin = len(tr.stack)-wideWidth-tr.blasBase, tr.ray.TMin
+		tr.fw.limit, tr.fw.tMin, tr.fw.compress = min(room, yieldRoom)-wideWidth, tr.ray.TMin, &compressSlots
 	}
 	if near, ok := tr.object.hit(&in.blas.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
-		if tr.first() {
-			near = tr.ray.TMin // firstHit's walks keep no distances
+		switch {
+		case tr.firstWalk:
+			tr.firstStack[0], tr.firstSp = 0, 1
+		case tr.first():
+			tr.push(0, tr.ray.TMin) // firstHit's walks keep no distances
+		default:
+			tr.push(0, near)
 		}
-		tr.push(0, near)
 	}
 }
+
+// yieldRoom caps the stack entries the yield walks (walkYieldAVX2,
+// occludeYieldAVX2) may keep before they leave a node to Go; tests lower
+// it to take the Go walk's side of that hand-over.
+var yieldRoom = stackSize
 
 // first reports RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, under which the
 // first hit committed ends the search (D3D12 raytracing spec, "Ray
@@ -486,6 +505,19 @@ func (tr *Traversal) Next() bool {
 // (wideNode indices or leaf references, see wide.go).
 func (tr *Traversal) descend() bool {
 	for {
+		if tr.firstWalk {
+			ref, ok := tr.walkFirst()
+			switch {
+			case ok && isLeafRef(ref):
+				tr.reachLeaf(ref)
+				return true
+			case ok:
+				tr.takeFirstWalk(ref)
+			default:
+				tr.firstWalk = false // the instance's walk is over
+			}
+			continue
+		}
 		if tr.blasBase >= 0 && tr.sp == tr.blasBase {
 			tr.blasBase = -1 // leave the instance
 			tr.inst, tr.blas = nil, nil
@@ -511,12 +543,7 @@ func (tr *Traversal) descend() bool {
 				}
 			}
 			if isLeafRef(e.node) {
-				tr.leafPos, tr.leafEnd = leafRange(e.node)
-				tr.leafFirst = tr.leafPos
-				tr.leafCand, tr.leafEdge = 1<<(tr.leafEnd-tr.leafPos)-1, 1<<(tr.leafEnd-tr.leafPos)-1
-				if tr.blas.typ == GeometryTriangles && tr.object.finite {
-					tr.leafCand, tr.leafEdge = tr.blas.leafScan(&tr.wt, tr.leafPos, tr.leafEnd, tr.ray.TMin, tr.tMax, &tr.leafHits)
-				}
+				tr.reachLeaf(e.node)
 				return true
 			}
 			if tr.first() {
@@ -553,12 +580,56 @@ func (tr *Traversal) nodesInAsm() bool {
 	return nodeWalkAsm && !useSIMD && tr.object.finite && !tr.first()
 }
 
+// reachLeaf sets the leaf ref of the current instance up for Next: its
+// slots, and for triangles the whole-leaf test (leafScan).
+func (tr *Traversal) reachLeaf(ref uint32) {
+	tr.leafPos, tr.leafEnd = leafRange(ref)
+	tr.leafFirst = tr.leafPos
+	tr.leafCand, tr.leafEdge = 1<<(tr.leafEnd-tr.leafPos)-1, 1<<(tr.leafEnd-tr.leafPos)-1
+	if tr.blas.typ == GeometryTriangles && tr.object.finite {
+		tr.leafCand, tr.leafEdge = tr.blas.leafScan(&tr.wt, tr.leafPos, tr.leafEnd, tr.ray.TMin, tr.tMax, &tr.leafHits)
+	}
+}
+
 // leavesInAsm reports whether descend walks the instance of b about to be
-// entered in walkYieldAVX2 (walkLeaves), nodes and leaves: where the AVX2
-// walks run (fusedAVX2) and descend takes nodes in assembly, for
-// triangles with leaf rows.
+// entered in assembly, nodes and leaves (walkLeaves, walkFirst): where
+// the AVX2 walks run (fusedAVX2 and nodeWalkAsm; not the vector build,
+// which leaves the slab constants unset), for rays whose object-space
+// slab distances are finite, over triangles with leaf rows.
 func (tr *Traversal) leavesInAsm(b *BLAS) bool {
-	return fusedAVX2 && tr.nodesInAsm() && b.typ == GeometryTriangles && b.rows != nil
+	return fusedAVX2 && nodeWalkAsm && !useSIMD && tr.object.finite && b.typ == GeometryTriangles && b.rows != nil
+}
+
+// walkFirst runs occludeYieldAVX2 over the current instance from the
+// reference on top of firstStack: it walks as BLAS.firstHit's walks walk
+// (pushFirst's order) and returns the next reference Go must take, a leaf
+// with candidates or an inner node it leaves to Go (takeFirstWalk), or ok
+// false when the instance's walk is over.
+func (tr *Traversal) walkFirst() (ref uint32, ok bool) {
+	if tr.firstSp == 0 {
+		return 0, false
+	}
+	tr.firstSp--
+	fw := &tr.fw
+	fw.slab, fw.wt, fw.stack = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.firstStack[0])
+	fw.cur.node, fw.sp, fw.tMax = tr.firstStack[tr.firstSp], tr.firstSp, tr.tMax
+	if !occludeYieldAVX2(fw) {
+		tr.firstSp = 0
+		return 0, false
+	}
+	tr.firstSp = fw.sp
+	return fw.cur.node, true
+}
+
+// takeFirstWalk hands the current instance's first-hit walk over to
+// descend's Go loop at the inner node ref: firstStack's references go
+// onto the stack, in order, with ref on top.
+func (tr *Traversal) takeFirstWalk(ref uint32) {
+	for _, r := range tr.firstStack[:tr.firstSp] {
+		tr.push(r, tr.ray.TMin)
+	}
+	tr.push(ref, tr.ray.TMin)
+	tr.firstWalk, tr.firstSp = false, 0
 }
 
 // walkNodes runs the assembly node loop (nodeWalkAVX2 where the AVX2 walks

@@ -119,3 +119,60 @@ func BenchmarkClosestHit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFirstHit is BenchmarkClosestHit for shadow rays with an
+// any-hit decision: RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH with
+// RAY_FLAG_FORCE_NON_OPAQUE, every candidate back in the loop, which
+// commits the first (the search then ends), beside accel.(*TLAS).Occluded
+// on the same rays. Both are checked to agree before timing.
+//
+//	go test ./rayquery -run '^$' -bench FirstHit -benchtime 2s
+func BenchmarkFirstHit(b *testing.B) {
+	tl, rays := benchScene(b)
+	const flags = accel.RayFlagForceNonOpaque | accel.RayFlagAcceptFirstHitAndEndSearch
+	var q RayQuery
+	occluded := func(r accel.Ray) bool {
+		q.TraceRayInline(tl, flags, 0xff, r)
+		for q.Proceed() {
+			q.CommitNonOpaqueTriangleHit()
+		}
+		return q.CommittedStatus() != CommittedNothing
+	}
+	hits := 0
+	for _, r := range rays {
+		got := occluded(r)
+		if got != tl.Occluded(r, 0, 0xff) {
+			b.Fatal("RayQuery and Occluded disagree")
+		}
+		if got {
+			hits++
+		}
+	}
+	if hits < len(rays)/4 {
+		b.Fatalf("only %d of %d rays hit", hits, len(rays))
+	}
+	b.Run("RayQuery", func(b *testing.B) {
+		b.ReportAllocs()
+		n := 0
+		for range b.N {
+			for _, r := range rays {
+				if occluded(r) {
+					n++
+				}
+			}
+		}
+		b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+	})
+	b.Run("Occluded", func(b *testing.B) {
+		b.ReportAllocs()
+		n := 0
+		for range b.N {
+			for _, r := range rays {
+				if tl.Occluded(r, 0, 0xff) {
+					n++
+				}
+			}
+		}
+		b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+	})
+}
