@@ -46,6 +46,11 @@ type fusedWalk struct {
 	framed bool
 	// compress is compressSlots, for occludeAVX2's pushes.
 	compress *[256][wideWidth]uint32
+	// The yield walks leave the leaf test's values of a leaf they stop at
+	// for its candidates in lh, and the candidates in cand (nonzero: zero
+	// says Go must test the leaf itself).
+	lh   *leafHits
+	cand uint
 }
 
 // compressSlots[m] lists the slots set in the mask m, in decreasing
@@ -79,6 +84,9 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.found)-105]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.framed)-106]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.compress)-112]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.lh)-120]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.cand)-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(leafHits{}.det)-96]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.id)-20]
@@ -105,12 +113,14 @@ func walkAVX2(w *fusedWalk) (more bool)
 
 // walkYieldAVX2 is walkAVX2 for a Traversal, which decides every
 // candidate itself (any-hit shaders, RayQuery): it walks as walkAVX2 walks
-// (w.wt must be set) and tests each leaf it reaches, but commits nothing:
-// where a leaf has candidates (triangles hit over (w.tMin, w.tMax)) it
-// returns true with w.cur set to that leaf, which Go tests again
-// (BLAS.leafScan) and decides slot by slot. It also returns true at the
-// entries walkAVX2 leaves to Go (an inner node past w.nwide or met with
-// the stack above w.limit, a leaf whose rows are out of range), and false
+// (w.wt must be set) and tests each leaf it reaches, but commits nothing.
+// Where a leaf has candidates (triangles hit over (w.tMin, w.tMax)) it
+// returns true with w.cur set to that leaf, the leaf test's values in
+// w.lh and the candidates in w.cand (as leafTestAVX2 leaves them, but
+// with the edge cases decided: every candidate finishes from w.lh), for
+// Go to decide slot by slot; it leaves w.cand alone at the entries that
+// walkAVX2 leaves to Go (an inner node past w.nwide or met with the stack
+// above w.limit, a leaf whose rows are out of range). It returns false
 // when the stack ran empty. Leaves without a candidate, most of those a
 // ray reaches, never return to Go.
 //
@@ -120,9 +130,9 @@ func walkYieldAVX2(w *fusedWalk) (more bool)
 // occludeYieldAVX2 is occludeAVX2 for a Traversal with
 // RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, as walkYieldAVX2 is walkAVX2
 // for the others: where a leaf has candidates it returns true with
-// w.cur.node set to that leaf instead of ending the walk, and sets neither
-// w.found nor a hit. Its stack holds references (uint32), as
-// occludeAVX2's.
+// w.cur.node, w.lh and w.cand set for that leaf instead of ending the
+// walk, and it sets neither w.found nor a hit. Its stack holds
+// references (uint32), as occludeAVX2's.
 //
 //go:noescape
 func occludeYieldAVX2(w *fusedWalk) (more bool)

@@ -1665,10 +1665,19 @@ nextcand: \
 	JS    leafdone \
 	COMMIT
 
-// YIELDCANDS is what walkYieldAVX2 does with a leaf that has candidates:
-// it leaves the leaf to Go (at gomust, through leafout), which decides
-// each candidate itself.
-#define YIELDCANDS JMP leafout
+// YIELDCANDS is what the yield walks do with a leaf that has candidates
+// (in AX; t, ev, ew and det in Y7, Y10, Y11 and Y6, the edge cases
+// decided): they store the test's values to the walk's leafHits, as
+// leafTestAVX2 does, and the candidates to its cand, and leave the leaf
+// to Go (at gomust, through leafout), which decides each candidate.
+#define YIELDCANDS \
+	MOVQ    120(DI), DX \
+	VMOVUPS Y7, 0(DX) \
+	VMOVUPS Y10, 32(DX) \
+	VMOVUPS Y11, 64(DX) \
+	VMOVUPS Y6, 96(DX) \
+	MOVQ    AX, 128(DI) \
+	JMP     leafout
 
 // WALKSTEPSAT is WALKSTEPS with atcands run on a leaf's candidates
 // (COMMITNEAREST, YIELDCANDS); it goes on at leafdone.

@@ -26,6 +26,8 @@ type fusedWalk struct {
 	cur          stackEntry
 	first, found bool
 	compress     *[256][wideWidth]uint32
+	lh           *leafHits
+	cand         uint
 }
 
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -964,7 +965,8 @@ func TestRayEntryMatchesQuery(t *testing.T) {
 // (the primitive index), so that tMax shrinks at some and not at others;
 // the scenes are the terrain and soup BLASes alone (BeginBLAS) and six
 // instances of them, four with placed rays (Begin; the walk's stack then
-// starts above the top level's entries). With yieldRoom lowered the walks
+// starts above the top level's entries), and a lattice whose rays pass
+// through edges and vertices. With yieldRoom lowered the walks
 // leave nodes to the Go loop on the way (takeFirstWalk, and descend's
 // own node steps).
 func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
@@ -982,6 +984,26 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 		insts = append(insts, Instance{Transform: xf, InstanceMask: 0xff, BLAS: scenes[name].b})
 	}
 	tl := mustTLAS(t, insts, 0)
+	type scene struct {
+		b    *BLAS
+		tl   *TLAS
+		rays func() []Ray
+	}
+	rng := rand.New(rand.NewPCG(47, 48))
+	all := map[string]scene{
+		// Rays through the lattice's edges and vertices: the walks decide
+		// those triangles exactly (LEAFEDGECASE).
+		"lattice": func() scene {
+			pos, idx := latticeBox(6)
+			b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, 0)
+			tl := mustTLAS(t, []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}, 0)
+			return scene{b, tl, func() []Ray { return latticeRays(rng, 6, 1500) }}
+		}(),
+	}
+	for name, sc := range scenes {
+		pos := sc.pos
+		all[name] = scene{sc.b, tl, func() []Ray { return nodeWalkRays(rng, pos, 1500) }}
+	}
 	trace := func(begin func(tr *Traversal)) []hitKey {
 		var tr Traversal
 		var out []hitKey
@@ -995,15 +1017,15 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 		}
 		return append(out, keyOf(tr.Committed()))
 	}
-	rng := rand.New(rand.NewPCG(47, 48))
-	candidates := map[RayFlags]int{}
+	candidates, onEdge := map[RayFlags]int{}, 0
 	for _, room := range []int{stackSize, wideWidth + 3} {
-		for name, sc := range scenes {
-			for _, ray := range nodeWalkRays(rng, sc.pos, 1500) {
+		for _, name := range slices.Sorted(maps.Keys(all)) {
+			sc := all[name]
+			for _, ray := range sc.rays() {
 				for _, flags := range []RayFlags{RayFlagForceNonOpaque, RayFlagForceNonOpaque | RayFlagAcceptFirstHitAndEndSearch} {
 					begins := map[string]func(tr *Traversal){
 						"BLAS": func(tr *Traversal) { tr.BeginBLAS(sc.b, ray, flags) },
-						"TLAS": func(tr *Traversal) { tr.Begin(tl, ray, flags, 0xff) },
+						"TLAS": func(tr *Traversal) { tr.Begin(sc.tl, ray, flags, 0xff) },
 					}
 					for level, begin := range begins {
 						nodeWalkAsm, fusedAVX2, yieldRoom = true, true, room
@@ -1014,6 +1036,11 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 							t.Fatalf("%s %s flags %v room %d, ray %+v: candidates and commit %v, want %v", name, level, flags, room, ray, got, want)
 						}
 						candidates[flags] += len(got) - 1
+						for _, k := range got[:len(got)-1] {
+							if name == "lattice" && (k.U == 0 || k.V == 0 || k.U+k.V == 1) {
+								onEdge++
+							}
+						}
 					}
 				}
 			}
@@ -1021,5 +1048,8 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 	}
 	if candidates[RayFlagForceNonOpaque] < 8000 || candidates[RayFlagForceNonOpaque|RayFlagAcceptFirstHitAndEndSearch] < 5000 {
 		t.Fatalf("only %v candidates", candidates)
+	}
+	if onEdge < 300 {
+		t.Fatalf("only %d candidates on an edge or vertex", onEdge)
 	}
 }

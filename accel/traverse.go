@@ -509,7 +509,7 @@ func (tr *Traversal) descend() bool {
 			ref, ok := tr.walkFirst()
 			switch {
 			case ok && isLeafRef(ref):
-				tr.reachLeaf(ref)
+				tr.reachLeafOfWalk(ref)
 				return true
 			case ok:
 				tr.takeFirstWalk(ref)
@@ -535,6 +535,10 @@ func (tr *Traversal) descend() bool {
 				var ok bool
 				if e, ok = tr.walkLeaves(e); !ok {
 					continue // the instance's walk is over
+				}
+				if isLeafRef(e.node) {
+					tr.reachLeafOfWalk(e.node)
+					return true
 				}
 			} else if !isLeafRef(e.node) && tr.nodesInAsm() {
 				var ok bool
@@ -591,6 +595,18 @@ func (tr *Traversal) reachLeaf(ref uint32) {
 	}
 }
 
+// reachLeafOfWalk is reachLeaf for a leaf a yield walk stopped at: with
+// the walk's leaf test where it left one (fw.cand), every candidate then
+// finishing from leafHits.
+func (tr *Traversal) reachLeafOfWalk(ref uint32) {
+	if tr.fw.cand == 0 {
+		tr.reachLeaf(ref) // a leaf the walk leaves to Go untested
+		return
+	}
+	tr.leafPos, tr.leafEnd = leafRange(ref)
+	tr.leafFirst, tr.leafCand, tr.leafEdge = tr.leafPos, tr.fw.cand, 0
+}
+
 // leavesInAsm reports whether descend walks the instance of b about to be
 // entered in assembly, nodes and leaves (walkLeaves, walkFirst): where
 // the AVX2 walks run (fusedAVX2 and nodeWalkAsm; not the vector build,
@@ -611,8 +627,8 @@ func (tr *Traversal) walkFirst() (ref uint32, ok bool) {
 	}
 	tr.firstSp--
 	fw := &tr.fw
-	fw.slab, fw.wt, fw.stack = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.firstStack[0])
-	fw.cur.node, fw.sp, fw.tMax = tr.firstStack[tr.firstSp], tr.firstSp, tr.tMax
+	fw.slab, fw.wt, fw.stack, fw.lh = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.firstStack[0]), &tr.leafHits
+	fw.cur.node, fw.sp, fw.tMax, fw.cand = tr.firstStack[tr.firstSp], tr.firstSp, tr.tMax, 0
 	if !occludeYieldAVX2(fw) {
 		tr.firstSp = 0
 		return 0, false
@@ -668,8 +684,8 @@ func (tr *Traversal) walkNodes(e stackEntry) (next stackEntry, ok bool) {
 func (tr *Traversal) walkLeaves(e stackEntry) (next stackEntry, ok bool) {
 	fw, base := &tr.fw, tr.blasBase
 	// Set at every call: a Traversal copied between calls walks its own.
-	fw.slab, fw.wt, fw.stack = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.stack[base])
-	fw.cur, fw.sp, fw.tMax = e, tr.sp-base, tr.tMax
+	fw.slab, fw.wt, fw.stack, fw.lh = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.stack[base]), &tr.leafHits
+	fw.cur, fw.sp, fw.tMax, fw.cand = e, tr.sp-base, tr.tMax, 0
 	if !walkYieldAVX2(fw) {
 		tr.sp = base
 		return e, false
