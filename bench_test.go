@@ -8,6 +8,7 @@ import (
 	"github.com/raypipe/raypipe/accel"
 	"github.com/raypipe/raypipe/internal/meshgen"
 	"github.com/raypipe/raypipe/internal/raygen"
+	"github.com/raypipe/raypipe/rayquery"
 	"github.com/raypipe/raypipe/vec"
 )
 
@@ -165,6 +166,111 @@ func BenchmarkShadowRays(b *testing.B) {
 			desc := DispatchRaysDesc{RayGeneration: rg.Build(), Miss: miss.Build(), Width: uint32(len(rays)), Height: 1}
 			opt := &DispatchOptions{Workers: 1}
 			b.ResetTimer()
+			for range b.N {
+				if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(rays))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+		})
+	}
+}
+
+// BenchmarkAnyHit traces rays through a 100k-triangle terrain whose
+// geometry is not opaque, with an any-hit shader that cuts a quarter of
+// the triangles out (IgnoreHit where the primitive index is a multiple of
+// four), as an alpha test does: closest-hit rays (primary) and shadow
+// rays (ACCEPT_FIRST_HIT_AND_END_SEARCH | SKIP_CLOSEST_HIT_SHADER), one
+// worker. Every hit goes through a Traversal and the any-hit shader. The
+// pipeline's answers are checked against a RayQuery loop that makes the
+// same decisions before timing.
+//
+//	go test -run '^$' -bench AnyHit -benchtime 2s
+func BenchmarkAnyHit(b *testing.B) {
+	pos, idx := meshgen.Terrain(100_000, 1)
+	g := accel.TriangleGeometry(pos, idx)
+	g.Flags = 0 // not opaque: every hit runs the any-hit shader
+	blas, err := accel.BuildBLAS([]accel.Geometry{g}, accel.BuildPreferFastTrace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tlas, _ := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: blas}}, 0)
+	toRay := func(r raygen.Ray) accel.Ray {
+		return accel.Ray{Origin: r.Origin, TMin: r.TMin, Direction: r.Dir, TMax: r.TMax}
+	}
+	cut := func(prim uint32) bool { return prim%4 == 0 }
+	const shadowFlags = accel.RayFlagAcceptFirstHitAndEndSearch | accel.RayFlagSkipClosestHitShader
+	for _, kind := range []string{"closest", "shadow"} {
+		var rays []accel.Ray
+		var flags accel.RayFlags
+		if kind == "closest" {
+			for _, r := range raygen.Primary(raygen.BoundsOf(pos), 256, 256) {
+				rays = append(rays, toRay(r))
+			}
+		} else {
+			for _, r := range raygen.Shadow(pos, idx, raygen.BoundsOf(pos), 1<<16, 1) {
+				rays = append(rays, toRay(r))
+			}
+			flags = shadowFlags
+		}
+		type pl struct{ T float32 }
+		out := make([]float32, len(rays))
+		p, err := NewPipeline(PipelineDesc{Shaders: []Shader{
+			RayGeneration("rg", func(c *Context) {
+				i := c.DispatchRaysIndex()[0]
+				p := pl{T: -1}
+				TraceRay(c, tlas, flags, 0xff, 0, 0, 0, rays[i], &p)
+				out[i] = p.T
+			}),
+			ClosestHit("chs", func(c *Context, p *pl, _ *BuiltInTriangleIntersectionAttributes) { p.T = c.RayTCurrent() }),
+			AnyHit("cut", func(c *Context, _ *pl, _ *BuiltInTriangleIntersectionAttributes) {
+				if cut(c.PrimitiveIndex()) {
+					IgnoreHit(c)
+				}
+			}),
+			Miss("miss", func(c *Context, p *pl) { p.T = 0 }),
+		}, HitGroups: []HitGroup{{Name: "hg", ClosestHit: "chs", AnyHit: "cut"}}, PipelineConfig: PipelineConfig{MaxTraceRecursionDepth: 1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		table := func(e string) ShaderTable {
+			var tb ShaderTableBuilder
+			tb.Add(p.MustShaderIdentifier(e), nil)
+			return tb.Build()
+		}
+		desc := DispatchRaysDesc{RayGeneration: table("rg"), HitGroup: table("hg"), Miss: table("miss"), Width: uint32(len(rays)), Height: 1}
+		opt := &DispatchOptions{Workers: 1}
+		if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
+			b.Fatal(err)
+		}
+		// The same decisions in a RayQuery loop: the committed t (closest),
+		// or -1 for a shadow ray that hits (the closest hit is skipped).
+		var q rayquery.RayQuery
+		hits := 0
+		for i, r := range rays {
+			q.TraceRayInline(tlas, flags, 0xff, r)
+			for q.Proceed() {
+				if !cut(q.CandidatePrimitiveIndex()) {
+					q.CommitNonOpaqueTriangleHit()
+				}
+			}
+			want := float32(0)
+			if q.CommittedStatus() != rayquery.CommittedNothing {
+				want = -1
+				if kind == "closest" {
+					want = q.CommittedRayT()
+				}
+				hits++
+			}
+			if out[i] != want {
+				b.Fatalf("%s ray %d: the pipeline gives %v, a RayQuery %v", kind, i, out[i], want)
+			}
+		}
+		if hits < len(rays)/4 {
+			b.Fatalf("%s: only %d of %d rays hit", kind, hits, len(rays))
+		}
+		b.Run(kind, func(b *testing.B) {
+			b.ReportAllocs()
 			for range b.N {
 				if _, err := p.DispatchRays(context.Background(), desc, opt); err != nil {
 					b.Fatal(err)

@@ -36,8 +36,9 @@ type Context struct {
 	tCur    float32
 	hit     accel.Hit
 	hitKind uint8
-	trace   *traceState // intersection and any hit: the traversal in progress
-	attr    attrBuf     // any hit and closest hit: this invocation's copy of the attributes
+	trace   *traceState  // intersection and any hit: the traversal in progress
+	attr    attrBuf      // any hit and closest hit: this invocation's copy of the attributes
+	ended   anyHitSignal // any hit: the intrinsic that ended the shader (invoke), anyHitAccept if none
 
 	rg      *rayGen // ray generation under ReorderOn: the coroutine
 	seq     uint32  // launch-order sequence number within the worker

@@ -168,6 +168,42 @@ func TestAnyHitIgnoreAcceptAndEndSearch(t *testing.T) {
 	}
 }
 
+// IgnoreHit and AcceptHitAndEndSearch end the any hit shader they are
+// called in ("IgnoreHit()": any hit shaders only). Called with an any hit
+// shader's Context kept past its invocation, from the closest hit shader,
+// they fail the dispatch there with ErrIntrinsicStage (the stage checked
+// is the running invocation's, not the Context's).
+func TestAnyHitEndingIntrinsicsOutsideTheirShaderFail(t *testing.T) {
+	g := accel.TriangleGeometry(quad(1, 2), nil)
+	g.Flags = 0 // non-opaque
+	tlas := mustTLAS(t, place(mustBLAS(t, 0, g), vec.Identity3x4, 0))
+	for name, end := range map[string]func(*Context){"IgnoreHit": IgnoreHit, "AcceptHitAndEndSearch": AcceptHitAndEndSearch} {
+		var kept *Context
+		closest := 0
+		r := newRig(t, 1, []Shader{
+			RayGeneration("rg", func(c *Context) {
+				var p recPayload
+				TraceRay(c, tlas, 0, 0xff, 0, 0, 0, accel.Ray{Origin: vec.V3(0.5, 0.25, 0), Direction: down, TMax: 100}, &p)
+			}),
+			AnyHit("ahs", func(c *Context, p *recPayload, _ *attrs) { kept = c }),
+			ClosestHit("chs", func(c *Context, p *recPayload, _ *attrs) {
+				closest++
+				end(kept)
+				closest++ // not reached
+			}),
+		}, []HitGroup{{Name: "hg", AnyHit: "ahs", ClosestHit: "chs"}})
+		r.hit = r.table("hg")
+		_, err := r.dispatch("rg", 1, 1, nil)
+		var de *DispatchError
+		if !errors.Is(err, ErrIntrinsicStage) || !errors.As(err, &de) || de.Kind != KindClosestHit || !strings.Contains(err.Error(), name+" in a closest hit shader") {
+			t.Errorf("%s from a closest hit shader: %v; want ErrIntrinsicStage naming the closest hit shader", name, err)
+		}
+		if closest != 1 {
+			t.Errorf("%s from a closest hit shader: it ran %d statements on, want it to end there", name, closest-1)
+		}
+	}
+}
+
 // Ray flags decide which shaders run ("Ray flags").
 func TestRayFlagsSelectShaders(t *testing.T) {
 	g := accel.TriangleGeometry(quad(1, 2), nil)

@@ -269,7 +269,7 @@ func (h *HitObject) setHitInPlace(ray accel.Ray, flags accel.RayFlags, rayContri
 // t and returns its decision. parent is the invocation whose stack the any
 // hit shader sits on: the tracing shader for triangles, the intersection
 // shader for ReportHit.
-func (ts *traceState) runAnyHit(parent *Context, cand *accel.Hit, t float32, hitKind uint8, attr *attrBuf, at *TypeDesc) (d anyHitSignal) {
+func (ts *traceState) runAnyHit(parent *Context, cand *accel.Hit, t float32, hitKind uint8, attr *attrBuf, at *TypeDesc) anyHitSignal {
 	c, s := ts.c, ts.g.ahs
 	if s.Payload != ts.ptype {
 		c.fail(fmt.Errorf("%w: any hit shader %q takes payload %s, the trace passed %s", ErrTypeMismatch, s.Name, s.Payload.Name, ts.ptype.Name))
@@ -285,17 +285,8 @@ func (ts *traceState) runAnyHit(parent *Context, cand *accel.Hit, t float32, hit
 		ray: tr.Ray(), flags: tr.Flags(), tCur: t, hit: *cand, hitKind: hitKind, trace: ts, rg: c.rg}
 	ac.hit.T = t
 	ac.attr = *attr
-	defer func() {
-		if r := recover(); r != nil {
-			if sig, ok := r.(anyHitSignal); ok {
-				d = sig
-				return
-			}
-			panic(r)
-		}
-	}()
 	w.invoke(parent, ac, s, ts.payload, unsafe.Pointer(&ac.attr))
-	return anyHitAccept
+	return ac.ended
 }
 
 // runIntersection runs the intersection shader for a procedural candidate.
@@ -307,15 +298,7 @@ func (ts *traceState) runIntersection(cand *accel.Hit) {
 	tr := ts.tr
 	*ic = Context{w: w, launch: c.launch, stage: KindIntersection, shader: s, depth: c.depth + 1, calls: c.calls, args: ts.args,
 		ray: tr.Ray(), flags: tr.Flags(), hit: *cand, trace: ts, rg: c.rg}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(intersectionAbort); ok {
-				return
-			}
-			panic(r)
-		}
-	}()
-	w.invoke(c, ic, s, nil, nil)
+	w.invoke(c, ic, s, nil, nil) // returns when ReportHit ended the search too
 }
 
 // ReportHit reports a procedural hit at t from an intersection shader
