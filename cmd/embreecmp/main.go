@@ -310,27 +310,36 @@ func makeTracers(list, maxISA string) ([]tracer, error) {
 	return ts, nil
 }
 
-// makeTracer returns the tracer of a name: embree-QUALITY[-robust][-stream]
-// or raypipe-fastbuild/fasttrace[-batch].
+// makeTracer returns the tracer of a name: embree-QUALITY[-robust][-stream][-cut]
+// or raypipe-fastbuild/fasttrace[-batch|-cut].
 func makeTracer(name, maxISA string) (tracer, error) {
 	// "-stream" and "-batch" trace each chunk of rays with one call
 	// (rtcIntersect1M, accel's IntersectBatch) instead of ray by ray.
-	if rest, ok := strings.CutPrefix(name, "embree-"); ok {
+	// "-cut" cuts every triangle whose primitive index is a multiple of
+	// embree.CutPeriod out, as an alpha test would: Embree's filter
+	// functions, raypipe's non-opaque geometry with a Traversal's loop
+	// deciding each candidate (the any hit path). Tracers with it answer
+	// alike among themselves only.
+	rest, cut := strings.CutSuffix(name, "-cut")
+	if rest, ok := strings.CutPrefix(rest, "embree-"); ok {
 		rest, stream := strings.CutSuffix(rest, "-stream")
 		rest, robust := strings.CutSuffix(rest, "-robust")
 		for _, q := range []embree.Quality{embree.Low, embree.Medium, embree.High} {
 			if rest == q.String() {
-				return embreeTracer{quality: q, robust: robust, stream: stream, maxISA: maxISA}, nil
+				return embreeTracer{quality: q, robust: robust, stream: stream, maxISA: maxISA, cut: cut}, nil
 			}
 		}
 	}
-	if rest, ok := strings.CutPrefix(name, "raypipe-"); ok {
+	if rest, ok := strings.CutPrefix(rest, "raypipe-"); ok {
 		rest, batch := strings.CutSuffix(rest, "-batch")
+		if batch && cut {
+			return nil, fmt.Errorf("tracer %q: the batches take opaque triangles only", name)
+		}
 		switch rest {
 		case "fastbuild":
-			return raypipeTracer{accel.BuildPreferFastBuild, batch}, nil
+			return raypipeTracer{accel.BuildPreferFastBuild, batch, cut}, nil
 		case "fasttrace":
-			return raypipeTracer{accel.BuildPreferFastTrace, batch}, nil
+			return raypipeTracer{accel.BuildPreferFastTrace, batch, cut}, nil
 		}
 	}
 	return nil, fmt.Errorf("unknown tracer %q", name)

@@ -19,6 +19,7 @@ import (
 type raypipeTracer struct {
 	flags accel.BuildFlags
 	batch bool // trace with IntersectBatch/OccludedBatch
+	cut   bool // non-opaque geometry, candidates decided in a Traversal's loop (raypipeCut)
 }
 
 func (t raypipeTracer) Name() string {
@@ -29,20 +30,36 @@ func (t raypipeTracer) Name() string {
 	if t.batch {
 		name += "-batch"
 	}
+	if t.cut {
+		name += "-cut"
+	}
 	return name
 }
 
 func (t raypipeTracer) Builder(threads int) (builder, error) { return t, nil }
 
+// geometry converts the mesh to an accel.Geometry: opaque, or not where
+// t.cut (every hit then a candidate for the loop to decide).
+func (t raypipeTracer) geometry(positions []vec.Vec3, indices []uint32) accel.Geometry {
+	g := accel.TriangleGeometry(positions, indices)
+	if t.cut {
+		g.Flags &^= accel.GeometryOpaque
+	}
+	return g
+}
+
 // Build converts the mesh to an accel.Geometry and builds a BLAS; both are
 // timed, as Embree's timing includes copying into its buffers.
 func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
-	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags)
+	blas, err := accel.BuildBLAS([]accel.Geometry{t.geometry(positions, indices)}, t.flags)
 	if err != nil {
 		return nil, err
 	}
-	if t.batch {
+	switch {
+	case t.batch:
 		return raypipeBatch{blas}, nil
+	case t.cut:
+		return raypipeCut{blas: blas}, nil
 	}
 	return raypipeScene{blas}, nil
 }
@@ -50,7 +67,7 @@ func (t raypipeTracer) Build(positions []vec.Vec3, indices []uint32) (scene, err
 func (t raypipeTracer) Close() {}
 
 func (t raypipeTracer) Bottom(positions []vec.Vec3, indices []uint32) (bottom, error) {
-	blas, err := accel.BuildBLAS([]accel.Geometry{accel.TriangleGeometry(positions, indices)}, t.flags)
+	blas, err := accel.BuildBLAS([]accel.Geometry{t.geometry(positions, indices)}, t.flags)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +77,7 @@ func (t raypipeTracer) Bottom(positions []vec.Vec3, indices []uint32) (bottom, e
 // Updatable builds a BLAS with the tracer's flags and BuildAllowUpdate
 // (which rules out spatial splits).
 func (t raypipeTracer) Updatable(positions []vec.Vec3, indices []uint32) (updatable, error) {
-	g := accel.TriangleGeometry(positions, indices)
+	g := t.geometry(positions, indices)
 	blas, err := accel.BuildBLAS([]accel.Geometry{g}, t.flags|accel.BuildAllowUpdate)
 	if err != nil {
 		return nil, err
@@ -102,8 +119,11 @@ func (t raypipeTracer) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Dur
 	if err != nil {
 		return nil, 0, err
 	}
-	if t.batch {
+	switch {
+	case t.batch:
 		return raypipeTLASBatch{tlas}, d, nil
+	case t.cut:
+		return raypipeCut{tlas: tlas}, d, nil
 	}
 	return raypipeTLAS{tlas}, d, nil
 }
@@ -161,6 +181,50 @@ func (s raypipeTLAS) Occluded(rays []raygen.Ray, out []bool) {
 }
 
 func (s raypipeTLAS) Close() {}
+
+// raypipeCut traces a BLAS (or a TLAS) of non-opaque triangles ray by ray
+// through a Traversal, whose loop decides each candidate as an any hit
+// shader that cuts triangles out would, or a RayQuery's loop: a triangle
+// whose primitive index is a multiple of embree.CutPeriod is ignored, the
+// others committed (shadow rays: the first of them ends the search,
+// RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH).
+type raypipeCut struct {
+	blas *accel.BLAS
+	tlas *accel.TLAS // where set, the scene is its instances
+}
+
+// trace runs tr over r with flags, deciding the candidates, and returns
+// the committed hit.
+func (s raypipeCut) trace(tr *accel.Traversal, r raygen.Ray, flags accel.RayFlags) *accel.Hit {
+	if s.tlas != nil {
+		tr.Begin(s.tlas, toAccel(r), flags, 0xff)
+	} else {
+		tr.BeginBLAS(s.blas, toAccel(r), flags)
+	}
+	for tr.Next() {
+		if tr.Candidate().PrimitiveIndex%embree.CutPeriod != 0 {
+			tr.Commit()
+		}
+	}
+	return tr.Committed()
+}
+
+func (s raypipeCut) Intersect(rays []raygen.Ray, hits []hit) {
+	var tr accel.Traversal
+	for i, r := range rays {
+		h := s.trace(&tr, r, 0)
+		putHit(&hits[i], h, h.Kind != accel.KindNone, s.tlas != nil)
+	}
+}
+
+func (s raypipeCut) Occluded(rays []raygen.Ray, out []bool) {
+	var tr accel.Traversal
+	for i, r := range rays {
+		out[i] = s.trace(&tr, r, accel.RayFlagAcceptFirstHitAndEndSearch).Kind != accel.KindNone
+	}
+}
+
+func (s raypipeCut) Close() {}
 
 // raypipeTLASBatch is raypipeTLAS through IntersectBatch and
 // OccludedBatch, a chunk per call.

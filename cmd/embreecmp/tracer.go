@@ -90,6 +90,7 @@ type embreeTracer struct {
 	robust  bool   // RTC_SCENE_FLAG_ROBUST (embree.Config.Robust)
 	stream  bool   // trace with rtcIntersect1M/rtcOccluded1M
 	maxISA  string // embree.Config.MaxISA (-embree-isa)
+	cut     bool   // filter functions cut triangles out (embree.BuildTrianglesCut)
 }
 
 func (t embreeTracer) Name() string {
@@ -99,6 +100,9 @@ func (t embreeTracer) Name() string {
 	}
 	if t.stream {
 		name += "-stream"
+	}
+	if t.cut {
+		name += "-cut"
 	}
 	return name
 }
@@ -112,17 +116,26 @@ func (t embreeTracer) Builder(threads int) (builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return embreeBuilder{d, t.quality, t.stream}, nil
+	return embreeBuilder{d, t.quality, t.stream, t.cut}, nil
 }
 
 type embreeBuilder struct {
 	dev     *embree.Device
 	quality embree.Quality
 	stream  bool
+	cut     bool
+}
+
+// triangles builds a mesh, with the cut filters where b.cut.
+func (b embreeBuilder) triangles(positions []vec.Vec3, indices []uint32) (*embree.Scene, error) {
+	if b.cut {
+		return b.dev.BuildTrianglesCut(positions, indices, b.quality)
+	}
+	return b.dev.BuildTriangles(positions, indices, b.quality)
 }
 
 func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, error) {
-	s, err := b.dev.BuildTriangles(positions, indices, b.quality)
+	s, err := b.triangles(positions, indices)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +147,7 @@ func (b embreeBuilder) Build(positions []vec.Vec3, indices []uint32) (scene, err
 
 // embreeStream traces an Embree scene through the stream API.
 func (b embreeBuilder) Bottom(positions []vec.Vec3, indices []uint32) (bottom, error) {
-	return b.dev.BuildTriangles(positions, indices, b.quality)
+	return b.triangles(positions, indices)
 }
 
 func (b embreeBuilder) Top(bot bottom, transforms []vec.Mat3x4) (scene, time.Duration, error) {

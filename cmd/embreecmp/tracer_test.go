@@ -24,6 +24,7 @@ func TestTracerNamesRoundTrip(t *testing.T) {
 		"embree-low", "embree-medium", "embree-high",
 		"embree-medium-robust", "embree-high-robust-stream", "embree-medium-stream",
 		"raypipe-fastbuild", "raypipe-fasttrace", "raypipe-fasttrace-batch",
+		"embree-medium-cut", "embree-high-stream-cut", "raypipe-fasttrace-cut",
 	}
 	ts, err := makeTracers(strings.Join(names, ","), "avx2")
 	if err != nil {
@@ -46,7 +47,8 @@ func TestTracerNamesRoundTrip(t *testing.T) {
 // list, variants in the wrong order or on the wrong library, and an
 // unknown -embree-isa end the run naming the value.
 func TestBadTracersAndISAAreErrors(t *testing.T) {
-	for _, name := range []string{"embree-best", "embree-medium-stream-robust", "raypipe-fasttrace-stream", "embree-medium-batch", "raypipe-robust", ""} {
+	for _, name := range []string{"embree-best", "embree-medium-stream-robust", "raypipe-fasttrace-stream", "embree-medium-batch", "raypipe-robust",
+		"raypipe-fasttrace-batch-cut", "raypipe-fasttrace-cut-batch", "embree-medium-cut-stream", ""} {
 		if _, err := makeTracers(name, ""); err == nil || (name != "" && !strings.Contains(err.Error(), name)) {
 			t.Errorf("tracers %q: error %v, want one naming it", name, err)
 		}
@@ -55,6 +57,70 @@ func TestBadTracersAndISAAreErrors(t *testing.T) {
 	*flagEmbreeISA = "avx1024"
 	if err := run(); err == nil || !strings.Contains(err.Error(), "avx1024") {
 		t.Errorf("-embree-isa avx1024: error %v, want one naming it", err)
+	}
+}
+
+// TestCutTracersAgree traces a soup and a top level of its instances with
+// the -cut tracers, Embree's filter functions and raypipe's Traversal
+// loop: the same closest hits and shadow answers, none on a cut triangle,
+// where the uncut Embree scene does hit cut triangles.
+func TestCutTracersAgree(t *testing.T) {
+	ts, err := makeTracers("embree-medium-cut,raypipe-fasttrace-cut,embree-medium", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, idx := meshgen.Soup(3000, 9)
+	b := raygen.BoundsOf(pos)
+	rays := append(raygen.Incoherent(b, 3000, 10), raygen.Primary(b, 40, 40)...)
+	shadow := raygen.Shadow(pos, idx, b, 3000, 11)
+	xf := []vec.Mat3x4{vec.Identity3x4, vec.Translate3x4(vec.V3(0.3, 0, 0))}
+	hits := make([][]hit, len(ts))
+	occ := make([][]bool, len(ts))
+	for _, level := range []string{"mesh", "instances"} {
+		for i, tr := range ts {
+			bd, err := tr.Builder(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sc scene
+			if level == "mesh" {
+				sc, err = bd.Build(pos, idx)
+			} else {
+				var bot bottom
+				if bot, err = bd.Bottom(pos, idx); err == nil {
+					sc, _, err = bd.Top(bot, xf)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits[i], occ[i] = make([]hit, len(rays)), make([]bool, len(shadow))
+			sc.Intersect(rays, hits[i])
+			sc.Occluded(shadow, occ[i])
+			sc.Close()
+			bd.Close()
+		}
+		if a := compareHits(rays, hits[1], hits[0]); a.hitMiss+a.differ > len(rays)/1000 {
+			t.Errorf("%s: raypipe's cut hits against Embree's: %v", level, a)
+		}
+		if a := compareOccluded(occ[1], occ[0]); a.hitMiss+a.differ > len(shadow)/1000 {
+			t.Errorf("%s: raypipe's cut shadow rays against Embree's: %v", level, a)
+		}
+		cutHit, uncutHit, same := 0, 0, 0
+		for k := range rays {
+			if h := hits[1][k]; !h.Miss() && h.PrimID%embree.CutPeriod == 0 {
+				cutHit++
+			}
+			if h := hits[2][k]; !h.Miss() && h.PrimID%embree.CutPeriod == 0 {
+				uncutHit++
+			}
+			if hits[1][k] == hits[2][k] {
+				same++
+			}
+		}
+		if cutHit != 0 || uncutHit < 100 || same == len(rays) {
+			t.Errorf("%s: %d hits on cut triangles (uncut Embree: %d), %d of %d hits as uncut", level, cutHit, uncutHit, same, len(rays))
+		}
 	}
 }
 

@@ -47,6 +47,21 @@ static void rp_release_device(rp_device *d) {
 	free(d);
 }
 
+// RP_CUT_PERIOD: with cut, rp_build's filter functions reject the hits of
+// every triangle whose primitive ID is a multiple of it (CutPeriod).
+#define RP_CUT_PERIOD 4
+
+// rp_cut_filter is the intersection and occlusion filter of a cut
+// geometry: it rejects (valid 0) the hits of cut triangles, as an any hit
+// shader's IgnoreHit does. A hit's primID is the sixth of RTCHitN's
+// fields (rtcore_ray.h's RTCHitN_primID, which is C++ only).
+static void rp_cut_filter(const struct RTCFilterFunctionNArguments *args) {
+	const unsigned int *prim = (const unsigned int*)args->hit + 5*args->N;
+	for (unsigned int i = 0; i < args->N; i++) {
+		if (args->valid[i] == -1 && prim[i] % RP_CUT_PERIOD == 0) args->valid[i] = 0;
+	}
+}
+
 // rp_build makes a committed scene with one triangle geometry. The vertex
 // buffer comes from rtcSetNewGeometryBuffer, which pads it as Embree needs.
 // With refit the scene is RTC_SCENE_FLAG_DYNAMIC with the build quality
@@ -56,9 +71,10 @@ static void rp_release_device(rp_device *d) {
 // the dynamic flag Embree 3.13 built one level at LOW and rebuilt it on
 // every commit, at its build's rate). The geometry and its vertex buffer
 // are then kept in *gout and *vbout (the geometry retained for rp_refit).
+// With cut the geometry filters its hits through rp_cut_filter.
 static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
 		const unsigned int *idx, unsigned int ntris, enum RTCBuildQuality q,
-		int refit, RTCGeometry *gout, float **vbout) {
+		int refit, int cut, RTCGeometry *gout, float **vbout) {
 	RTCScene scene = rtcNewScene(d->dev);
 	if (!scene) return NULL;
 	rtcSetSceneFlags(scene, refit ? d->flags | RTC_SCENE_FLAG_DYNAMIC : d->flags);
@@ -74,6 +90,10 @@ static RTCScene rp_build(rp_device *d, const float *pos, unsigned int nverts,
 	if (!vb || !ib) { rtcReleaseGeometry(g); rtcReleaseScene(scene); return NULL; }
 	memcpy(vb, pos, (size_t)nverts*3*sizeof(float));
 	memcpy(ib, idx, (size_t)ntris*3*sizeof(unsigned int));
+	if (cut) {
+		rtcSetGeometryIntersectFilterFunction(g, rp_cut_filter);
+		rtcSetGeometryOccludedFilterFunction(g, rp_cut_filter);
+	}
 	rtcCommitGeometry(g);
 	rtcAttachGeometry(scene, g);
 	if (refit) {
@@ -513,7 +533,22 @@ type Scene struct {
 // vertices positions[indices[3i+k]], k = 0, 1, 2. It checks the indices and
 // returns Embree's error if the build fails.
 func (d *Device) BuildTriangles(positions []vec.Vec3, indices []uint32, quality Quality) (*Scene, error) {
-	s, _, _, err := d.build(positions, indices, quality, false)
+	s, _, _, err := d.build(positions, indices, quality, false, false)
+	return s, err
+}
+
+// CutPeriod is the period of the triangles BuildTrianglesCut cuts out.
+const CutPeriod = 4
+
+// BuildTrianglesCut is BuildTriangles with intersection and occlusion
+// filter functions that reject the hits of every triangle whose primitive
+// ID is a multiple of CutPeriod, as an alpha test cuts triangles out:
+// Embree's counterpart of a non-opaque geometry whose any hit shader
+// calls IgnoreHit for those triangles. Its scenes, and scenes of its
+// instances, report the closest hit among the others (Intersect) and
+// whether any other is hit (Occluded).
+func (d *Device) BuildTrianglesCut(positions []vec.Vec3, indices []uint32, quality Quality) (*Scene, error) {
+	s, _, _, err := d.build(positions, indices, quality, false, true)
 	return s, err
 }
 
@@ -531,7 +566,7 @@ type Refittable struct {
 // two-level scene (build quality LOW) whose one geometry has the build
 // quality REFIT, Embree's way to update a BVH without rebuilding it.
 func (d *Device) BuildRefittable(positions []vec.Vec3, indices []uint32) (*Refittable, error) {
-	s, g, vb, err := d.build(positions, indices, Low, true)
+	s, g, vb, err := d.build(positions, indices, Low, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -563,9 +598,9 @@ func (r *Refittable) Close() {
 	r.Scene.Close()
 }
 
-// build is BuildTriangles, and with refit BuildRefittable (which takes the
-// geometry and its vertex buffer).
-func (d *Device) build(positions []vec.Vec3, indices []uint32, quality Quality, refit bool) (*Scene, C.RTCGeometry, *C.float, error) {
+// build is BuildTriangles, with refit BuildRefittable (which takes the
+// geometry and its vertex buffer), and with cut BuildTrianglesCut.
+func (d *Device) build(positions []vec.Vec3, indices []uint32, quality Quality, refit, cut bool) (*Scene, C.RTCGeometry, *C.float, error) {
 	d.mu.Lock()
 	closed := d.closed
 	d.mu.Unlock()
@@ -598,11 +633,14 @@ func (d *Device) build(positions []vec.Vec3, indices []uint32, quality Quality, 
 	}
 	var g C.RTCGeometry
 	var vb *C.float
-	r := C.int(0)
+	r, c := C.int(0), C.int(0)
 	if refit {
 		r = 1
 	}
-	s := C.rp_build(d.d, pp, C.uint(len(positions)), ip, C.uint(ntri), q, r, &g, &vb)
+	if cut {
+		c = 1
+	}
+	s := C.rp_build(d.d, pp, C.uint(len(positions)), ip, C.uint(ntri), q, r, c, &g, &vb)
 	if err := d.err(); err != nil {
 		if g != nil {
 			C.rtcReleaseGeometry(g)

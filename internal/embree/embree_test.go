@@ -5,6 +5,7 @@ package embree
 import (
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -180,6 +181,67 @@ func TestIntersectMatchesOracle(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BuildTrianglesCut's filter functions reject every triangle whose
+// primitive ID is a multiple of CutPeriod: its closest hits are the
+// oracle's over the other triangles (the cut ones made degenerate, which
+// keeps the IDs), and Occluded says whether any other is hit, on the
+// scene and on instances of it.
+func TestCutScenesSkipTheCutTriangles(t *testing.T) {
+	dev, err := NewDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	pos, idx := meshgen.Soup(600, 5)
+	kept := slices.Clone(idx)
+	for p := 0; p < len(idx)/3; p += CutPeriod {
+		kept[3*p+1], kept[3*p+2] = kept[3*p], kept[3*p]
+	}
+	sc, err := dev.BuildTrianglesCut(pos, idx, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	inst, _, err := dev.BuildInstances(sc, []vec.Mat3x4{vec.Identity3x4}, Medium)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	b := raygen.BoundsOf(pos)
+	rays := append(raygen.Primary(b, 40, 30), raygen.Incoherent(b, 1500, 6)...)
+	for name, s := range map[string]*Scene{"scene": sc, "instances": inst} {
+		hits, occ := make([]Hit, len(rays)), make([]bool, len(rays))
+		s.Intersect(rays, hits)
+		s.Occluded(rays, occ)
+		nhit, cutBehind := 0, 0
+		for k, r := range rays {
+			want, got := oracle(pos, kept, r), hits[k]
+			if math.IsInf(want.t, 1) != got.Miss() {
+				if !got.Miss() || want.margin > 1e-5 {
+					t.Fatalf("%s ray %d: embree %+v, oracle %+v", name, k, got, want)
+				}
+				continue
+			}
+			if occ[k] != !got.Miss() {
+				t.Fatalf("%s ray %d: occluded %v, hit %+v", name, k, occ[k], got)
+			}
+			if got.Miss() {
+				continue
+			}
+			nhit++
+			if got.PrimID%CutPeriod == 0 || !tClose(got.T, want.t, r) {
+				t.Fatalf("%s ray %d: embree prim %d at t %g, oracle prim %d at %g", name, k, got.PrimID, got.T, want.prim, want.t)
+			}
+			if all := oracle(pos, idx, r); all.prim%CutPeriod == 0 {
+				cutBehind++ // a cut triangle in front of the hit
+			}
+		}
+		if nhit < len(rays)/4 || cutBehind < 50 {
+			t.Fatalf("%s: %d of %d rays hit, %d past a cut triangle", name, nhit, len(rays), cutBehind)
+		}
 	}
 }
 
