@@ -362,6 +362,7 @@ func (tr *Traversal) begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 		tr.done = true
 		return
 	}
+	tr.world.setup(r.Origin, r.Direction) // BeginBLAS's walk needs only its object's
 	tr.push(0, r.TMin)
 }
 
@@ -388,7 +389,6 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 	tr.yieldWalk, tr.firstWalk, tr.firstSp = false, false, 0
 	tr.cand = Hit{}
 	tr.committed = Hit{}
-	tr.world.setup(r.Origin, r.Direction)
 }
 
 // rayUsable rejects rays the spec leaves undefined: NaN components, an
