@@ -160,16 +160,8 @@ func (r *rayBox) setup(o, d vec.Vec3) {
 	r.inv = vec.V3(inverse(d.X), inverse(d.Y), inverse(d.Z))
 	r.invFar = vec.V3(r.inv.X*robustScale, r.inv.Y*robustScale, r.inv.Z*robustScale)
 	r.negX, r.negY, r.negZ = r.inv.X < 0, r.inv.Y < 0, r.inv.Z < 0
-	r.nearX, r.nearY, r.nearZ = 0, 2, 4
-	if r.negX {
-		r.nearX = 1
-	}
-	if r.negY {
-		r.nearY = 3
-	}
-	if r.negZ {
-		r.nearZ = 5
-	}
+	// Without branches: incoherent rays' signs would mispredict them.
+	r.nearX, r.nearY, r.nearZ = int(b2u(r.negX)), 2+int(b2u(r.negY)), 4+int(b2u(r.negZ))
 	fin := func(x float32) bool { return abs32(x) <= math.MaxFloat32 }
 	finInv := func(x float32) bool { return abs32(x) <= maxFiniteInverse }
 	r.finite = fin(o.X) && fin(o.Y) && fin(o.Z) && finInv(r.inv.X) && finInv(r.inv.Y) && finInv(r.inv.Z) &&
@@ -376,7 +368,7 @@ func (tr *Traversal) BeginBLAS(b *BLAS, r Ray, flags RayFlags) {
 		tr.done = true
 		return
 	}
-	tr.enter(&b.self, 0)
+	tr.enterPlaced(&b.self, 0, identityPoint(r.Origin), identityVector(r.Direction))
 }
 
 func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
@@ -409,10 +401,17 @@ func (tr *Traversal) push(n uint32, near float32) {
 
 // enter switches to the object space of instance in.
 func (tr *Traversal) enter(in *instance, idx uint32) {
-	tr.inst, tr.instIdx, tr.blas = in, idx, in.blas
 	m := &in.worldToObject
-	tr.objOrg = m.TransformPoint(tr.ray.Origin)
-	tr.objDir = m.TransformVector(tr.ray.Direction)
+	tr.enterPlaced(in, idx, m.TransformPoint(tr.ray.Origin), m.TransformVector(tr.ray.Direction))
+}
+
+// enterPlaced is enter with the ray placed in the object space of in
+// already, at org along dir: for a BLAS's own identity instance
+// (BeginBLAS), identityPoint and identityVector place it without the
+// matrix products, bit for bit.
+func (tr *Traversal) enterPlaced(in *instance, idx uint32, org, dir vec.Vec3) {
+	tr.inst, tr.instIdx, tr.blas = in, idx, in.blas
+	tr.objOrg, tr.objDir = org, dir
 	tr.object.setup(tr.objOrg, tr.objDir)
 	tr.wt.setup(tr.objOrg, tr.objDir)
 	tr.frontCCW = in.flags&InstanceTriangleFrontCounterClockwise != 0
