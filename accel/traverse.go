@@ -648,14 +648,15 @@ func (tr *Traversal) takeFirstWalk(ref uint32) {
 }
 
 // walkNodes runs the assembly node loop (nodeWalkAVX2 where the AVX2 walks
-// run, for procedural primitives, else nodeWalk) over the current instance's inner nodes from e, an
-// inner node that passed descend's check, on the stack above blasBase: it
-// visits and pushes every node as descend's own loop would (pushChildren's
-// order; TestFastPathMatchesTraversal), and returns the next entry to
-// take, a leaf or an inner node the loop leaves to Go (near the stack's
-// end), or ok false when the instance's stack ran empty. One assembly call
-// down to a leaf, where descend spent more time in pushChildren and
-// pushSorted around each node test than in it.
+// run, which then walk triangles in walkLeaves, else nodeWalk) over the
+// current instance's inner nodes from e, an inner node that passed
+// descend's check, on the stack above blasBase: it visits and pushes
+// every node as descend's own loop would (pushChildren's order;
+// TestFastPathMatchesTraversal), and returns the next entry to take, a
+// leaf or an inner node the loop leaves to Go (near the stack's end), or
+// ok false when the instance's stack ran empty. One assembly call down to
+// a leaf, where descend spent more time in pushChildren and pushSorted
+// around each node test than in it.
 func (tr *Traversal) walkNodes(e stackEntry) (next stackEntry, ok bool) {
 	b, base := tr.blas, tr.blasBase
 	wide, stack, limit, sp := unsafe.Pointer(unsafe.SliceData(b.wide)), &tr.stack[base], len(tr.stack)-wideWidth-base, tr.sp-base
