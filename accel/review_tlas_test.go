@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -414,5 +415,41 @@ func TestTLASTopLevelAVX2MatchesTraversal(t *testing.T) {
 	}
 	if outgrew == 0 {
 		t.Errorf("no walk outgrew its stack: the deep paths went untested")
+	}
+}
+
+// A Traversal places its ray in an instance from the instance's top-level
+// slot (topSlot.place), as the plain queries' assembly does: the bits of
+// worldToObject's TransformPoint and TransformVector, for random
+// transforms (rotations, scales, translations) and rays.
+func TestSlotPlacesRaysAsTheInstanceTransform(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	f := func(s float64) float32 { return float32((rng.Float64()*2 - 1) * s) }
+	var insts []Instance
+	b := mustBLAS(t, []Geometry{TriangleGeometry([]vec.Vec3{{}, {X: 1}, {Y: 1}}, nil)}, 0)
+	for range 64 {
+		var xf vec.Mat3x4
+		for i := range 3 {
+			for j := range 4 {
+				xf[i][j] = f(3)
+			}
+		}
+		insts = append(insts, Instance{Transform: xf, InstanceMask: 0xff, BLAS: b})
+	}
+	tl := mustTLAS(t, insts, 0)
+	for leaf := range tl.slots {
+		s := &tl.slots[leaf]
+		m := &tl.instances[s.idx].worldToObject
+		for range 50 {
+			o, d := vec.V3(f(100), f(100), f(100)), vec.V3(f(1), f(1), f(1))
+			org, dir := s.place(o, d)
+			wo, wd := m.TransformPoint(o), m.TransformVector(d)
+			bits := func(v vec.Vec3) [3]uint32 {
+				return [3]uint32{math.Float32bits(v.X), math.Float32bits(v.Y), math.Float32bits(v.Z)}
+			}
+			if bits(org) != bits(wo) || bits(dir) != bits(wd) {
+				t.Fatalf("slot %d: %v, %v placed at %v, %v; the transform gives %v, %v", leaf, o, d, org, dir, wo, wd)
+			}
+		}
 	}
 }

@@ -120,6 +120,22 @@ func (t *TLAS) deriveSlots() {
 	t.slots = slots
 }
 
+// place returns the ray from o along d placed in the object space of the
+// slot's instance: worldToObject's TransformPoint and TransformVector,
+// the same operations in the same order, from its columns.
+func (s *topSlot) place(o, d vec.Vec3) (org, dir vec.Vec3) {
+	c := &s.placeCols
+	org = vec.V3(
+		float32(c[0][0]*o.X)+float32(c[1][0]*o.Y)+float32(c[2][0]*o.Z)+c[3][0],
+		float32(c[0][1]*o.X)+float32(c[1][1]*o.Y)+float32(c[2][1]*o.Z)+c[3][1],
+		float32(c[0][2]*o.X)+float32(c[1][2]*o.Y)+float32(c[2][2]*o.Z)+c[3][2])
+	dir = vec.V3(
+		float32(c[0][0]*d.X)+float32(c[1][0]*d.Y)+float32(c[2][0]*d.Z),
+		float32(c[0][1]*d.X)+float32(c[1][1]*d.Y)+float32(c[2][1]*d.Z),
+		float32(c[0][2]*d.X)+float32(c[1][2]*d.Y)+float32(c[2][2]*d.Z))
+	return org, dir
+}
+
 // columns returns m's four columns.
 func columns(m *vec.Mat3x4) (c [4][3]float32) {
 	for j := range c {

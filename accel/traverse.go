@@ -281,16 +281,17 @@ type Traversal struct {
 	world rayBox
 
 	// Current instance (BLAS level).
-	inst     *instance
-	instIdx  uint32
-	blas     *BLAS
-	object   rayBox
-	wt       watertightRay
-	objOrg   vec.Vec3
-	objDir   vec.Vec3
-	frontCCW bool
-	cullBack bool
-	cullFrt  bool
+	inst      *instance
+	instIdx   uint32
+	instFlags InstanceFlags
+	blas      *BLAS
+	object    rayBox
+	wt        watertightRay
+	objOrg    vec.Vec3
+	objDir    vec.Vec3
+	frontCCW  bool
+	cullBack  bool
+	cullFrt   bool
 
 	stack    [stackSize]stackEntry
 	sp       int
@@ -368,7 +369,7 @@ func (tr *Traversal) BeginBLAS(b *BLAS, r Ray, flags RayFlags) {
 		tr.done = true
 		return
 	}
-	tr.enterPlaced(&b.self, 0, identityPoint(r.Origin), identityVector(r.Direction), true)
+	tr.enterPlaced(&b.self, 0, b, b.self.flags, identityPoint(r.Origin), identityVector(r.Direction), true)
 }
 
 func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
@@ -399,11 +400,15 @@ func (tr *Traversal) push(n uint32, near float32) {
 	tr.sp++
 }
 
-// enter switches to the object space of instance in, whose world box the
-// top level's walk has just hit.
-func (tr *Traversal) enter(in *instance, idx uint32) {
-	m := &in.worldToObject
-	tr.enterPlaced(in, idx, m.TransformPoint(tr.ray.Origin), m.TransformVector(tr.ray.Direction), false)
+// enter switches to the object space of the instance in slot s of the
+// top level, whose world box the top level's walk has just hit. The
+// slot holds what the walk reads of the instance, in tree order (a line
+// of its own), and places the ray as the plain queries do (topSlot.place):
+// through 10k instances, the instance's own fields, read in their index
+// order, missed the caches at every instance entered.
+func (tr *Traversal) enter(s *topSlot) {
+	org, dir := s.place(tr.ray.Origin, tr.ray.Direction)
+	tr.enterPlaced(&tr.tlas.instances[s.idx], s.idx, s.blas, s.flags, org, dir, false)
 }
 
 // enterPlaced is enter with the ray placed in the object space of in
@@ -415,13 +420,13 @@ func (tr *Traversal) enter(in *instance, idx uint32) {
 // of the any hit rays through 10k instances was that test, in Go). A
 // BLAS's own rays (BeginBLAS) often miss its box: there the test comes
 // first.
-func (tr *Traversal) enterPlaced(in *instance, idx uint32, org, dir vec.Vec3, testRoot bool) {
-	tr.inst, tr.instIdx, tr.blas = in, idx, in.blas
+func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags InstanceFlags, org, dir vec.Vec3, testRoot bool) {
+	tr.inst, tr.instIdx, tr.blas, tr.instFlags = in, idx, b, flags
 	tr.objOrg, tr.objDir = org, dir
 	tr.object.setup(tr.objOrg, tr.objDir)
 	tr.wt.setup(tr.objOrg, tr.objDir)
-	tr.frontCCW = in.flags&InstanceTriangleFrontCounterClockwise != 0
-	cull := in.flags&InstanceTriangleCullDisable == 0
+	tr.frontCCW = flags&InstanceTriangleFrontCounterClockwise != 0
+	cull := flags&InstanceTriangleCullDisable == 0
 	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
 	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
 	tr.blasBase = tr.sp
@@ -581,11 +586,11 @@ func (tr *Traversal) descend() bool {
 			continue
 		}
 		leaf, _ := leafRange(e.node)
-		in := &tr.tlas.instances[tr.tlas.order[leaf]]
-		if in.mask&tr.mask == 0 || !tr.instanceMatchesSkips(in) {
+		s := &tr.tlas.slots[leaf]
+		if s.mask&tr.mask == 0 || !tr.instanceMatchesSkips(s.blas) {
 			continue
 		}
-		tr.enter(in, tr.tlas.order[leaf])
+		tr.enter(s)
 	}
 }
 
@@ -710,8 +715,8 @@ func (tr *Traversal) walkLeaves(e stackEntry) (next stackEntry, ok bool) {
 	return fw.cur, true
 }
 
-func (tr *Traversal) instanceMatchesSkips(in *instance) bool {
-	if in.blas.typ == GeometryTriangles {
+func (tr *Traversal) instanceMatchesSkips(b *BLAS) bool {
+	if b.typ == GeometryTriangles {
 		return tr.flags&RayFlagSkipTriangles == 0
 	}
 	return tr.flags&RayFlagSkipProceduralPrimitives == 0
@@ -720,7 +725,7 @@ func (tr *Traversal) instanceMatchesSkips(in *instance) bool {
 // opaque applies the opacity rules: geometry flag, then instance
 // FORCE_(NON_)OPAQUE, then ray FORCE_(NON_)OPAQUE.
 func (tr *Traversal) opaque(g GeometryFlags) bool {
-	return opaqueFor(g, tr.inst.flags, tr.flags)
+	return opaqueFor(g, tr.instFlags, tr.flags)
 }
 
 func opaqueFor(g GeometryFlags, f InstanceFlags, flags RayFlags) bool {
