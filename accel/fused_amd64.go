@@ -137,6 +137,34 @@ func walkYieldAVX2(w *fusedWalk) (more bool)
 //go:noescape
 func occludeYieldAVX2(w *fusedWalk) (more bool)
 
+// setupRayAVX2 is rayBox.setup (with slabRay.init where the ray's slab
+// distances are finite) and watertightRay.setup for the ray from *o
+// along *d, bit for bit (TestSetupRayAVX2MatchesGo), in one call: for a
+// finite origin and a finite direction that is not zero. It sets nothing
+// and returns false for any other ray. A Traversal sets each ray up so,
+// where the AVX2 walks run: in Go, the set-up was a seventh of an any hit
+// ray's time through the 10k terrain.
+//
+//go:noescape
+func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay) (ok bool)
+
+// The layout setupRayAVX2 writes.
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.inv)-12]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.invFar)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.negX)-36]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.negZ)-38]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.finite)-39]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.nearX)-40]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.nearZ)-56]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.slab)-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.iz)-80]
+	_ = [1]struct{}{}[unsafe.Offsetof(slabRay{}.fzo)-232]
+	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.kxo)-40]
+	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.kzo)-56]
+	_ = [1]struct{}{}[unsafe.Offsetof(watertightRay{}.ox)-64]
+)
+
 // occludeAVX2 is walkAVX2 for occludesFiniteOn: it walks as occludeWalk
 // (taking the child whose crossing reaches farthest, pushing the others at once, in
 // slot order, through w.compress) and tests leaves as the loop does, and returns false when it has the

@@ -2751,3 +2751,191 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	VBROADCASTSS tMax+28(FP), Y14
 	FARMAX
 	NODEWALKLOOP(NWSLAB8AVX2, VMOVSS, VUCOMISS, VMOVAPS, VZEROUPPER)
+
+// func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay) (ok bool)
+//
+// rayBox.setup (its slabRay.init too, where the ray's slab distances are
+// finite) and watertightRay.setup for the ray from *o along *d, with the
+// same operations on the same values (RAYINV's and RAYPLACE's), for a
+// finite origin and a finite direction not zero; for any other ray it
+// sets nothing and returns false. The layout constants mirror
+// traverse.go (rayBox: org, inv, invFar at 0, 12, 24, the signs and
+// finite at 36 to 39, the near rows at 40, 48, 56, the slabRay at 64) and
+// triangle.go (watertightRay).
+TEXT ·setupRayAVX2(SB), NOSPLIT, $0-33
+	MOVQ         o+0(FP), AX
+	MOVQ         d+8(FP), BX
+	MOVQ         r+16(FP), DI
+	MOVQ         w+24(FP), SI
+	VMOVSS       0(AX), X0
+	VINSERTPS    $0x10, 4(AX), X0, X0
+	VINSERTPS    $0x20, 8(AX), X0, X0 // o, then 0
+	VMOVSS       0(BX), X1
+	VINSERTPS    $0x10, 4(BX), X1, X1
+	VINSERTPS    $0x20, 8(BX), X1, X1 // d, then 0
+	MOVL         $0x7fffffff, CX
+	VMOVD        CX, X5
+	VBROADCASTSS X5, X5 // |x| mask
+	MOVL         $0x7f7fffff, CX
+	VMOVD        CX, X6
+	VBROADCASTSS X6, X6 // math.MaxFloat32
+	VXORPS       X2, X2, X2
+	VANDPS       X5, X0, X7
+	VCMPPS       $2, X6, X7, X7 // |o| <= MaxFloat32 (not for NaN)
+	VANDPS       X5, X1, X8
+	VCMPPS       $2, X6, X8, X9 // |d| <= MaxFloat32
+	VANDPS       X9, X7, X7
+	VMOVMSKPS    X7, CX
+	ANDL         $7, CX
+	CMPL         CX, $7
+	JNE          refuse
+	VCMPPS       $4, X2, X8, X9 // |d| != 0
+	VMOVMSKPS    X9, CX
+	TESTL        $7, CX
+	JZ           refuse
+
+	// rayBox: inv is inverse(d): 1/d, and where d is not zero but 1/d
+	// overflows, the largest float32 of its sign.
+	MOVL         $0x3f800000, CX
+	VMOVD        CX, X3
+	VBROADCASTSS X3, X3 // ones
+	VDIVPS       X1, X3, X4 // 1 / d
+	VANDPS       X5, X4, X10
+	VCMPPS       $0x1e, X6, X10, X11 // |1/d| > MaxFloat32
+	VCMPPS       $4, X2, X1, X12 // d != 0
+	VANDPS       X12, X11, X11
+	VANDNPS      X4, X5, X12 // the sign of 1/d
+	VORPS        X6, X12, X12
+	VBLENDVPS    X11, X12, X4, X4 // inv
+	VMOVSS       X0, 0(DI)
+	VEXTRACTPS   $1, X0, 4(DI)
+	VEXTRACTPS   $2, X0, 8(DI)
+	VMOVSS       X4, 12(DI)
+	VEXTRACTPS   $1, X4, 16(DI)
+	VEXTRACTPS   $2, X4, 20(DI)
+	VBROADCASTSS robust<>(SB), X7
+	VMULPS       X7, X4, X7 // invFar: inv times robustScale
+	VMOVSS       X7, 24(DI)
+	VEXTRACTPS   $1, X7, 28(DI)
+	VEXTRACTPS   $2, X7, 32(DI)
+	VCMPPS       $1, X2, X4, X8 // inv < 0
+	VMOVMSKPS    X8, DX
+	MOVL         DX, CX
+	ANDL         $1, CX
+	MOVB         CX, 36(DI) // negX
+	MOVQ         CX, 40(DI) // nearX
+	MOVL         DX, R8
+	SHRL         $1, R8
+	ANDL         $1, R8
+	MOVB         R8, 37(DI) // negY
+	ADDQ         $2, R8
+	MOVQ         R8, 48(DI) // nearY
+	MOVL         DX, R9
+	SHRL         $2, R9
+	ANDL         $1, R9
+	MOVB         R9, 38(DI) // negZ
+	ADDQ         $4, R9
+	MOVQ         R9, 56(DI) // nearZ
+	// finite: |inv| <= maxFiniteInverse and inv != 0 (the origin is).
+	VANDPS       X5, X4, X8
+	MOVL         $0x7f7ffff7, AX
+	VMOVD        AX, X9
+	VBROADCASTSS X9, X9
+	VCMPPS       $2, X9, X8, X8
+	VCMPPS       $4, X2, X4, X9
+	VANDPS       X9, X8, X8
+	VMOVMSKPS    X8, AX
+	ANDL         $7, AX
+	CMPL         AX, $7
+	SETEQ        39(DI)
+	JNE          tri
+
+	// slabRay.init: the broadcasts, and each axis' near and far rows.
+	VBROADCASTSS X0, X8
+	VMOVUPS      X8, 64(DI)
+	VPERMILPS    $0x55, X0, X8
+	VMOVUPS      X8, 80(DI)
+	VPERMILPS    $0xaa, X0, X8
+	VMOVUPS      X8, 96(DI)
+	VBROADCASTSS X4, X8
+	VMOVUPS      X8, 112(DI)
+	VPERMILPS    $0x55, X4, X8
+	VMOVUPS      X8, 128(DI)
+	VPERMILPS    $0xaa, X4, X8
+	VMOVUPS      X8, 144(DI)
+	VBROADCASTSS X7, Y8
+	VMOVUPS      Y8, 160(DI)
+	VPERMILPS    $0x55, X7, X8
+	VBROADCASTSS X8, Y8
+	VMOVUPS      Y8, 192(DI)
+	VPERMILPS    $0xaa, X7, X8
+	VBROADCASTSS X8, Y8
+	VMOVUPS      Y8, 224(DI)
+	MOVQ         CX, AX
+	SHLQ         $5, AX
+	MOVQ         AX, 256(DI) // nxo
+	XORQ         $32, AX
+	MOVQ         AX, 264(DI) // fxo
+	MOVQ         R8, AX
+	SHLQ         $5, AX
+	MOVQ         AX, 272(DI) // nyo
+	XORQ         $32, AX
+	MOVQ         AX, 280(DI) // fyo
+	MOVQ         R9, AX
+	SHLQ         $5, AX
+	MOVQ         AX, 288(DI) // nzo
+	XORQ         $32, AX
+	MOVQ         AX, 296(DI) // fzo
+
+tri:
+	// watertightRay, as RAYPLACE sets it up.
+	VMOVSS       X0, 0(SI)
+	VEXTRACTPS   $1, X0, 4(SI)
+	VEXTRACTPS   $2, X0, 8(SI)
+	VANDPS       X5, X1, X6 // |d|
+	VPERMILPS    $0x55, X6, X7 // ay
+	VPERMILPS    $0xaa, X6, X8 // az
+	XORL         R8, R8
+	VUCOMISS     X6, X7
+	SETHI        R8B // k1 = ay > ax
+	VMAXSS       X6, X7, X9
+	MOVL         $2, R10
+	VUCOMISS     X9, X8
+	CMOVLLS      R8, R10 // kz = az > max(ax, ay) ? 2 : k1
+	VMOVMSKPS    X1, AX
+	MOVL         R10, CX
+	BTL          R10, AX // d[kz] < 0 (d[kz] is not zero)
+	ADCL         CX, CX
+	SHLL         $4, CX
+	LEAQ         shearTab<>(SB), AX
+	ADDQ         CX, AX // shearTab's entry 2*kz + (d[kz] < 0)
+	MOVL         0(AX), R8 // kx
+	MOVL         4(AX), R9 // ky
+	VMOVDQU      (AX), X9 // kx, ky, kz, kz
+	MOVQ         R8, 16(SI)
+	MOVQ         R9, 24(SI)
+	MOVQ         R10, 32(SI)
+	SHLQ         $2, R8
+	MOVQ         R8, 40(SI) // kxo
+	SHLQ         $2, R9
+	MOVQ         R9, 48(SI) // kyo
+	SHLQ         $2, R10
+	MOVQ         R10, 56(SI) // kzo
+	VPERMILPS    X9, X0, X10 // ox, oy, oz
+	VPERMILPS    X9, X1, X11 // d[kx], d[ky], d[kz], d[kz]
+	VBLENDPS     $0xc, X3, X11, X12 // d[kx], d[ky], 1, 1
+	VPERMILPS    $0xaa, X11, X13
+	VDIVPS       X13, X12, X12 // sx, sy, sz
+	VMOVSS       X10, 64(SI)
+	VEXTRACTPS   $1, X10, 68(SI)
+	VEXTRACTPS   $2, X10, 72(SI)
+	VMOVSS       X12, 76(SI)
+	VEXTRACTPS   $1, X12, 80(SI)
+	VEXTRACTPS   $2, X12, 84(SI)
+	VZEROUPPER
+	MOVB         $1, ok+32(FP)
+	RET
+
+refuse:
+	MOVB $0, ok+32(FP)
+	RET

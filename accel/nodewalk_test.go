@@ -1053,3 +1053,84 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 		t.Fatalf("only %d candidates on an edge or vertex", onEdge)
 	}
 }
+
+// TestSetupRayAVX2MatchesGo sets rays up with setupRayAVX2 and with
+// rayBox.setup and watertightRay.setup, and compares every field bit for
+// bit (the slabRay where the ray is finite, as setup only sets it then):
+// random rays of several scales, with components that are zero of either
+// sign, subnormal (whose inverse overflows and is clamped), tiny, huge,
+// or tied in magnitude (the dominant axis' first); and it checks that
+// rays with a non-finite origin or direction, or a zero direction, are
+// refused.
+func TestSetupRayAVX2MatchesGo(t *testing.T) {
+	if !haveAVX2 || useSIMD {
+		t.Skip("no AVX2 set-up")
+	}
+	rng := rand.New(rand.NewPCG(93, 94))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -3e-41, 1e-38, -2e-37, 1e30, -3e37, 1, -1, 0.5}
+	comp := func(scale float64) float32 {
+		if rng.IntN(4) == 0 {
+			return special[rng.IntN(len(special))]
+		}
+		return float32((rng.Float64()*2 - 1) * scale)
+	}
+	bits := func(v vec.Vec3) [3]uint32 {
+		return [3]uint32{math.Float32bits(v.X), math.Float32bits(v.Y), math.Float32bits(v.Z)}
+	}
+	checked, finite := 0, 0
+	for i := range 200000 {
+		scale := []float64{1, 1e-3, 1e6, 1e30}[i%4]
+		o := vec.V3(comp(scale), comp(scale), comp(scale))
+		d := vec.V3(comp(1), comp(1), comp(1))
+		if i%7 == 0 { // ties in magnitude
+			d.Y = d.X
+			if i%14 == 0 {
+				d.Z = -d.X
+			}
+		}
+		var gr, ar rayBox
+		var gw, aw watertightRay
+		ok := setupRayAVX2(&o, &d, &ar, &aw)
+		if want := o.IsFinite() && d.IsFinite() && d != (vec.Vec3{}); ok != want {
+			t.Fatalf("ray %v along %v: setupRayAVX2 %v, want %v", o, d, ok, want)
+		}
+		if !ok {
+			continue
+		}
+		gr.setup(o, d)
+		gw.setup(o, d)
+		same := bits(ar.org) == bits(gr.org) && bits(ar.inv) == bits(gr.inv) && bits(ar.invFar) == bits(gr.invFar) &&
+			ar.negX == gr.negX && ar.negY == gr.negY && ar.negZ == gr.negZ && ar.finite == gr.finite &&
+			ar.nearX == gr.nearX && ar.nearY == gr.nearY && ar.nearZ == gr.nearZ
+		if same && gr.finite {
+			finite++
+			as := unsafe.Slice((*byte)(unsafe.Pointer(&ar.slab)), unsafe.Sizeof(ar.slab))
+			gs := unsafe.Slice((*byte)(unsafe.Pointer(&gr.slab)), unsafe.Sizeof(gr.slab))
+			same = slices.Equal(as, gs)
+		}
+		f := func(x float32) uint32 { return math.Float32bits(x) }
+		same = same && aw.org == gw.org && aw.kx == gw.kx && aw.ky == gw.ky && aw.kz == gw.kz &&
+			aw.kxo == gw.kxo && aw.kyo == gw.kyo && aw.kzo == gw.kzo &&
+			f(aw.ox) == f(gw.ox) && f(aw.oy) == f(gw.oy) && f(aw.oz) == f(gw.oz) &&
+			f(aw.sx) == f(gw.sx) && f(aw.sy) == f(gw.sy) && f(aw.sz) == f(gw.sz)
+		if !same {
+			t.Fatalf("ray %v along %v:\nassembly %+v %+v\nGo       %+v %+v", o, d, ar, aw, gr, gw)
+		}
+		checked++
+	}
+	for _, bad := range [][2]vec.Vec3{
+		{vec.V3(float32(math.Inf(1)), 0, 0), vec.V3(1, 0, 0)},
+		{vec.V3(0, float32(math.NaN()), 0), vec.V3(1, 0, 0)},
+		{vec.V3(0, 0, 0), vec.V3(0, 0, float32(math.Inf(-1)))},
+		{vec.V3(0, 0, 0), vec.V3(0, 0, 0)},
+	} {
+		var r rayBox
+		var w watertightRay
+		if setupRayAVX2(&bad[0], &bad[1], &r, &w) {
+			t.Errorf("ray %v along %v: set up, want refused", bad[0], bad[1])
+		}
+	}
+	if checked < 100000 || finite < 30000 {
+		t.Fatalf("only %d rays compared, %d finite", checked, finite)
+	}
+}

@@ -423,8 +423,10 @@ func (tr *Traversal) enter(s *topSlot) {
 func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags InstanceFlags, org, dir vec.Vec3, testRoot bool) {
 	tr.inst, tr.instIdx, tr.blas, tr.instFlags = in, idx, b, flags
 	tr.objOrg, tr.objDir = org, dir
-	tr.object.setup(tr.objOrg, tr.objDir)
-	tr.wt.setup(tr.objOrg, tr.objDir)
+	if !fusedAVX2 || useSIMD || !setupRayAVX2(&tr.objOrg, &tr.objDir, &tr.object, &tr.wt) {
+		tr.object.setup(tr.objOrg, tr.objDir)
+		tr.wt.setup(tr.objOrg, tr.objDir)
+	}
 	tr.frontCCW = flags&InstanceTriangleFrontCounterClockwise != 0
 	cull := flags&InstanceTriangleCullDisable == 0
 	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
