@@ -1004,6 +1004,15 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 		pos := sc.pos
 		all[name] = scene{sc.b, tl, func() []Ray { return nodeWalkRays(rng, pos, 1500) }}
 	}
+	// 48 instances: a top level deep enough for its walks to leave nodes
+	// to Go with yieldRoom lowered (takeTopFirst).
+	var many []Instance
+	for i := range 48 {
+		xf := vec.Translate3x4(vec.V3(float32(i%4)*0.3, float32(i/4%4)*0.3, float32(i/16)*0.3))
+		many = append(many, Instance{Transform: xf, InstanceMask: 0xff, BLAS: scenes["soup"].b})
+	}
+	soupPos := scenes["soup"].pos
+	all["many"] = scene{scenes["soup"].b, mustTLAS(t, many, 0), func() []Ray { return nodeWalkRays(rng, soupPos, 1000) }}
 	trace := func(begin func(tr *Traversal)) []hitKey {
 		var tr Traversal
 		var out []hitKey
