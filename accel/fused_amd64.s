@@ -1915,6 +1915,36 @@ leafout: \
 	SLAB8 \
 	VMOVUPS Y0, 0(SP)
 
+// WALKEXITS are the returns of walkAVX2 and walkYieldAVX2: at out, cur
+// (R10, X0) and the stack's height (BX, 8-byte entries) saved to the
+// fusedWalk at DI and more true; at empty, an empty stack and more false.
+#define WALKEXITS EXITSBY(3, SAVENEAR)
+
+// OCCLUDEEXITS are WALKEXITS for occludeAVX2 and occludeYieldAVX2, whose
+// stacks hold 4-byte references (cur's node alone saved).
+#define OCCLUDEEXITS EXITSBY(2, NOP)
+
+// SAVENEAR saves cur's near distance (X0) to the fusedWalk at DI.
+#define SAVENEAR VMOVSS X0, 92(DI)
+
+// EXITSBY are the walks' returns for entries of 1<<shift bytes, with
+// savecur saving what cur holds besides its node.
+#define EXITSBY(shift, savecur) \
+out: \
+	MOVL R10, 88(DI) \
+	savecur \
+	SUBQ 56(DI), BX \
+	SHRQ $shift, BX \
+	MOVQ BX, 96(DI) \
+	VZEROUPPER \
+	MOVB $1, more+8(FP) \
+	RET \
+empty: \
+	MOVQ $0, 96(DI) \
+	VZEROUPPER \
+	MOVB $0, more+8(FP) \
+	RET
+
 // func walkAVX2(w *fusedWalk) (more bool)
 //
 // The loop keeps cur's node in R10 and near distance in X0, &stack[sp] in
@@ -1927,23 +1957,7 @@ TEXT ·walkAVX2(SB), NOSPLIT, $672-9
 	WALKSTEPS(SLAB8, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
-
-out:
-	MOVL   R10, 88(DI)
-	VMOVSS X0, 92(DI)
-	SUBQ   56(DI), BX
-	SHRQ   $3, BX
-	MOVQ   BX, 96(DI)
-	VZEROUPPER
-	MOVB   $1, more+8(FP)
-	RET
-
-empty:
-over:
-	MOVQ $0, 96(DI)
-	VZEROUPPER
-	MOVB $0, more+8(FP)
-	RET
+	WALKEXITS
 
 // func walkYieldAVX2(w *fusedWalk) (more bool)
 //
@@ -1957,21 +1971,7 @@ TEXT ·walkYieldAVX2(SB), NOSPLIT, $672-9
 	WALKSTEPSAT(SLAB8, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty, YIELDCANDS)
 	FRAMELEAF(leaf)
 
-out:
-	MOVL   R10, 88(DI)
-	VMOVSS X0, 92(DI)
-	SUBQ   56(DI), BX
-	SHRQ   $3, BX
-	MOVQ   BX, 96(DI)
-	VZEROUPPER
-	MOVB   $1, more+8(FP)
-	RET
-
-empty:
-	MOVQ $0, 96(DI)
-	VZEROUPPER
-	MOVB $0, more+8(FP)
-	RET
+	WALKEXITS
 
 // func occludeAVX2(w *fusedWalk) (more bool)
 //
@@ -1984,21 +1984,7 @@ TEXT ·occludeAVX2(SB), NOSPLIT, $672-9
 	OCCLUDESTEPS(SLAB8SEG, OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty)
 	FRAMELEAF(leaf)
 
-
-out:
-	MOVL R10, 88(DI)
-	SUBQ 56(DI), BX
-	SHRQ $2, BX
-	MOVQ BX, 96(DI)
-	VZEROUPPER
-	MOVB $1, more+8(FP)
-	RET
-
-empty:
-	MOVQ $0, 96(DI)
-	VZEROUPPER
-	MOVB $0, more+8(FP)
-	RET
+	OCCLUDEEXITS
 
 // func occludeYieldAVX2(w *fusedWalk) (more bool)
 //
@@ -2011,20 +1997,7 @@ TEXT ·occludeYieldAVX2(SB), NOSPLIT, $672-9
 	OCCLUDESTEPSAT(SLAB8SEG, OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty, YIELDCANDS)
 	FRAMELEAF(leaf)
 
-out:
-	MOVL R10, 88(DI)
-	SUBQ 56(DI), BX
-	SHRQ $2, BX
-	MOVQ BX, 96(DI)
-	VZEROUPPER
-	MOVB $1, more+8(FP)
-	RET
-
-empty:
-	MOVQ $0, 96(DI)
-	VZEROUPPER
-	MOVB $0, more+8(FP)
-	RET
+	OCCLUDEEXITS
 
 // func rayWalkAVX2(wide unsafe.Pointer, nwide int, rows unsafe.Pointer, nrows int, org, dir *vec.Vec3, tMin, tMax float32, h *fastHit) (status int)
 //
@@ -2752,6 +2725,23 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	FARMAX
 	NODEWALKLOOP(NWSLAB8AVX2, VMOVSS, VUCOMISS, VMOVAPS, VZEROUPPER)
 
+// STORE3 stores the three low lanes of x at off(base).
+#define STORE3(x, off, base) \
+	VMOVSS     x, off(base) \
+	VEXTRACTPS $1, x, (off+4)(base) \
+	VEXTRACTPS $2, x, (off+8)(base)
+
+// SIGNROW takes the sign of one axis' inverse, bit bit of DX, into the
+// rayBox at DI: its neg (the byte at negoff) and its near row, base plus
+// the sign, at nearoff, left in reg too.
+#define SIGNROW(bit, reg, base, negoff, nearoff) \
+	MOVL DX, reg \
+	SHRL $bit, reg \
+	ANDL $1, reg \
+	MOVB reg, negoff(DI) \
+	ADDQ $base, reg \
+	MOVQ reg, nearoff(DI)
+
 // func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay) (ok bool)
 //
 // rayBox.setup (its slabRay.init too, where the ray's slab distances are
@@ -2807,35 +2797,16 @@ TEXT ·setupRayAVX2(SB), NOSPLIT, $0-33
 	VANDNPS      X4, X5, X12 // the sign of 1/d
 	VORPS        X6, X12, X12
 	VBLENDVPS    X11, X12, X4, X4 // inv
-	VMOVSS       X0, 0(DI)
-	VEXTRACTPS   $1, X0, 4(DI)
-	VEXTRACTPS   $2, X0, 8(DI)
-	VMOVSS       X4, 12(DI)
-	VEXTRACTPS   $1, X4, 16(DI)
-	VEXTRACTPS   $2, X4, 20(DI)
+	STORE3(X0, 0, DI)
+	STORE3(X4, 12, DI)
 	VBROADCASTSS robust<>(SB), X7
 	VMULPS       X7, X4, X7 // invFar: inv times robustScale
-	VMOVSS       X7, 24(DI)
-	VEXTRACTPS   $1, X7, 28(DI)
-	VEXTRACTPS   $2, X7, 32(DI)
+	STORE3(X7, 24, DI)
 	VCMPPS       $1, X2, X4, X8 // inv < 0
 	VMOVMSKPS    X8, DX
-	MOVL         DX, CX
-	ANDL         $1, CX
-	MOVB         CX, 36(DI) // negX
-	MOVQ         CX, 40(DI) // nearX
-	MOVL         DX, R8
-	SHRL         $1, R8
-	ANDL         $1, R8
-	MOVB         R8, 37(DI) // negY
-	ADDQ         $2, R8
-	MOVQ         R8, 48(DI) // nearY
-	MOVL         DX, R9
-	SHRL         $2, R9
-	ANDL         $1, R9
-	MOVB         R9, 38(DI) // negZ
-	ADDQ         $4, R9
-	MOVQ         R9, 56(DI) // nearZ
+	SIGNROW(0, CX, 0, 36, 40) // negX, nearX
+	SIGNROW(1, R8, 2, 37, 48) // negY, nearY
+	SIGNROW(2, R9, 4, 38, 56) // negZ, nearZ
 	// finite: |inv| <= maxFiniteInverse and inv != 0 (the origin is).
 	VANDPS       X5, X4, X8
 	MOVL         $0x7f7ffff7, AX
@@ -2889,9 +2860,7 @@ TEXT ·setupRayAVX2(SB), NOSPLIT, $0-33
 
 tri:
 	// watertightRay, as RAYPLACE sets it up.
-	VMOVSS       X0, 0(SI)
-	VEXTRACTPS   $1, X0, 4(SI)
-	VEXTRACTPS   $2, X0, 8(SI)
+	STORE3(X0, 0, SI)
 	VANDPS       X5, X1, X6 // |d|
 	VPERMILPS    $0x55, X6, X7 // ay
 	VPERMILPS    $0xaa, X6, X8 // az
@@ -2926,12 +2895,8 @@ tri:
 	VBLENDPS     $0xc, X3, X11, X12 // d[kx], d[ky], 1, 1
 	VPERMILPS    $0xaa, X11, X13
 	VDIVPS       X13, X12, X12 // sx, sy, sz
-	VMOVSS       X10, 64(SI)
-	VEXTRACTPS   $1, X10, 68(SI)
-	VEXTRACTPS   $2, X10, 72(SI)
-	VMOVSS       X12, 76(SI)
-	VEXTRACTPS   $1, X12, 80(SI)
-	VEXTRACTPS   $2, X12, 84(SI)
+	STORE3(X10, 64, SI)
+	STORE3(X12, 76, SI)
 	VZEROUPPER
 	MOVB         $1, ok+32(FP)
 	RET

@@ -305,21 +305,17 @@ type Traversal struct {
 	leafCand, leafEdge uint
 	leafHits           leafHits
 
-	// The current instance's walk runs in assembly, with the state fw
-	// (enter): in walkYieldAVX2 (yieldWalk) on the stack above blasBase,
-	// or, with first(), in occludeYieldAVX2 (firstWalk) on firstStack,
-	// firstSp references, while the stack holds nothing above blasBase.
+	// The current instance's walk runs in assembly (enter): in
+	// walkYieldAVX2 (yieldWalk) with the state fw on the stack above
+	// blasBase, or, with first(), in occludeYieldAVX2 (firstWalk) as
+	// objWalk, while the stack holds nothing above blasBase.
 	yieldWalk, firstWalk bool
 	fw                   fusedWalk
-	firstStack           [stackSizeWide + wideWidth]uint32
-	firstSp              int
+	objWalk              refWalk
 	// With first(), the top level's walk runs in occludeAVX2 (topFirst,
-	// begin) on topStack, topSp references, with the state topFW; the
-	// stack then holds an instance's entries only.
+	// begin) as topWalk; the stack then holds an instance's entries only.
 	topFirst bool
-	topFW    fusedWalk
-	topStack [stackSizeWide + wideWidth]uint32
-	topSp    int
+	topWalk  refWalk
 
 	tMax      float32
 	done      bool
@@ -364,9 +360,9 @@ func (tr *Traversal) begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 	}
 	tr.world.setup(r.Origin, r.Direction) // BeginBLAS's walk needs only its object's
 	if tr.first() && fusedAVX2 && nodeWalkAsm && !useSIMD && tr.world.finite {
-		tr.topFirst, tr.topStack[0], tr.topSp = true, 0, 1
-		tr.topFW.blasArrays = blasArrays{wide: unsafe.Pointer(unsafe.SliceData(tlas.wide)), nwide: len(tlas.wide)}
-		tr.topFW.limit, tr.topFW.tMin, tr.topFW.compress = min(len(tr.topStack), yieldRoom)-wideWidth, r.TMin, &compressSlots
+		tr.topFirst = true
+		tr.topWalk.start(blasArrays{wide: unsafe.Pointer(unsafe.SliceData(tlas.wide)), nwide: len(tlas.wide)}, r.TMin)
+		tr.topWalk.fromRoot()
 		return
 	}
 	tr.push(0, r.TMin)
@@ -392,8 +388,7 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 	tr.tMax = r.TMax
 	tr.done, tr.atOnce = false, false
 	tr.inst, tr.blas = nil, nil
-	tr.yieldWalk, tr.firstWalk, tr.firstSp = false, false, 0
-	tr.topFirst, tr.topSp = false, 0
+	tr.yieldWalk, tr.firstWalk, tr.topFirst = false, false, false
 	tr.cand = Hit{}
 	tr.committed = Hit{}
 }
@@ -447,20 +442,20 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
 	tr.blasBase = tr.sp
 	asm := tr.leavesInAsm(in.blas)
-	tr.yieldWalk, tr.firstWalk, tr.firstSp = asm && !tr.first(), asm && tr.first(), 0
-	if asm {
-		room := len(tr.stack) - tr.blasBase
-		if tr.firstWalk {
-			room = len(tr.firstStack)
-		}
+	tr.yieldWalk, tr.firstWalk = asm && !tr.first(), asm && tr.first()
+	if tr.yieldWalk {
 		tr.fw.blasArrays = in.blas.arrays()
-		tr.fw.limit, tr.fw.tMin, tr.fw.compress = min(room, yieldRoom)-wideWidth, tr.ray.TMin, &compressSlots
+		tr.fw.limit, tr.fw.tMin = min(len(tr.stack)-tr.blasBase, yieldRoom)-wideWidth, tr.ray.TMin
+	}
+	if tr.firstWalk {
+		tr.objWalk.start(in.blas.arrays(), tr.ray.TMin)
+		tr.objWalk.fw.slab, tr.objWalk.fw.wt, tr.objWalk.fw.lh = &tr.object.slab, &tr.wt, &tr.leafHits
 	}
 	if !testRoot && asm {
 		// The instance's world box, which bounds its root's, was hit
 		// just now: the walk tests the root's children at once.
 		if tr.firstWalk {
-			tr.firstStack[0], tr.firstSp = 0, 1
+			tr.objWalk.fromRoot()
 		} else {
 			tr.push(0, tr.ray.TMin)
 		}
@@ -469,7 +464,7 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 	if near, ok := tr.object.hit(&in.blas.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
 		switch {
 		case tr.firstWalk:
-			tr.firstStack[0], tr.firstSp = 0, 1
+			tr.objWalk.fromRoot()
 		case tr.first():
 			tr.push(0, tr.ray.TMin) // firstHit's walks keep no distances
 		default:
@@ -545,10 +540,11 @@ func (tr *Traversal) descend() bool {
 			ref, ok := tr.walkFirst()
 			switch {
 			case ok && isLeafRef(ref):
-				tr.reachLeafOfWalk(ref)
+				tr.reachLeafOfWalk(ref, tr.objWalk.fw.cand)
 				return true
 			case ok:
-				tr.takeFirstWalk(ref)
+				tr.objWalk.handOver(tr, ref)
+				tr.firstWalk = false
 			default:
 				tr.firstWalk = false // the instance's walk is over
 			}
@@ -566,7 +562,8 @@ func (tr *Traversal) descend() bool {
 			case isLeafRef(ref):
 				tr.enterLeaf(ref)
 			default:
-				tr.takeTopFirst(ref)
+				tr.topWalk.handOver(tr, ref)
+				tr.topFirst = false
 			}
 			continue
 		}
@@ -585,7 +582,7 @@ func (tr *Traversal) descend() bool {
 					continue // the instance's walk is over
 				}
 				if isLeafRef(e.node) {
-					tr.reachLeafOfWalk(e.node)
+					tr.reachLeafOfWalk(e.node, tr.fw.cand)
 					return true
 				}
 			} else if !isLeafRef(e.node) && tr.nodesInAsm() {
@@ -635,36 +632,15 @@ func (tr *Traversal) enterLeaf(ref uint32) {
 }
 
 // walkTopFirst runs occludeAVX2, with no triangle test set up, over the
-// top level from the reference on top of topStack: it walks as
-// pushFirst's order takes the nodes (as TLAS.Occluded's walk does) and
-// returns at the next instance (a leaf) or at an inner node it leaves to
-// Go (takeTopFirst), or ok false when the walk is over. The top level's
-// node steps in Go (pushFirst, occlusionPick) were a tenth of the time of
-// any hit shadow rays through 10k instances.
+// top level (topWalk): it walks as pushFirst's order takes the nodes (as
+// TLAS.Occluded's walk does) and returns at the next instance (a leaf) or
+// at an inner node it leaves to Go (refWalk.handOver), or ok false when
+// the walk is over. The top level's node steps in Go (pushFirst,
+// occlusionPick) were a tenth of the time of any hit shadow rays through
+// 10k instances.
 func (tr *Traversal) walkTopFirst() (ref uint32, ok bool) {
-	if tr.topSp == 0 {
-		return 0, false
-	}
-	tr.topSp--
-	fw := &tr.topFW
-	fw.slab, fw.wt, fw.stack = &tr.world.slab, nil, unsafe.Pointer(&tr.topStack[0])
-	fw.cur.node, fw.sp, fw.tMax = tr.topStack[tr.topSp], tr.topSp, tr.tMax
-	if !occludeAVX2(fw) {
-		tr.topSp = 0
-		return 0, false
-	}
-	tr.topSp = fw.sp
-	return fw.cur.node, true
-}
-
-// takeTopFirst hands the top level's walk over to descend's Go loop at
-// the inner node ref, as takeFirstWalk does an instance's.
-func (tr *Traversal) takeTopFirst(ref uint32) {
-	for _, r := range tr.topStack[:tr.topSp] {
-		tr.push(r, tr.ray.TMin)
-	}
-	tr.push(ref, tr.ray.TMin)
-	tr.topFirst, tr.topSp = false, 0
+	tr.topWalk.fw.slab = &tr.world.slab
+	return tr.topWalk.next(occludeAVX2, tr.tMax)
 }
 
 // nodesInAsm reports whether descend takes the current instance's inner
@@ -715,15 +691,15 @@ func (tr *Traversal) reachLeaf(ref uint32) {
 }
 
 // reachLeafOfWalk is reachLeaf for a leaf a yield walk stopped at: with
-// the walk's leaf test where it left one (fw.cand), every candidate then
-// finishing from leafHits.
-func (tr *Traversal) reachLeafOfWalk(ref uint32) {
-	if tr.fw.cand == 0 {
+// the walk's leaf test where it left one (cand, the walk's fw.cand), every
+// candidate then finishing from leafHits.
+func (tr *Traversal) reachLeafOfWalk(ref uint32, cand uint) {
+	if cand == 0 {
 		tr.reachLeaf(ref) // a leaf the walk leaves to Go untested
 		return
 	}
 	tr.leafPos, tr.leafEnd = leafRange(ref)
-	tr.leafFirst, tr.leafCand, tr.leafEdge = tr.leafPos, tr.fw.cand, 0
+	tr.leafFirst, tr.leafCand, tr.leafEdge = tr.leafPos, cand, 0
 }
 
 // leavesInAsm reports whether descend walks the instance of b about to be
@@ -735,36 +711,64 @@ func (tr *Traversal) leavesInAsm(b *BLAS) bool {
 	return fusedAVX2 && nodeWalkAsm && !useSIMD && tr.object.finite && b.typ == GeometryTriangles && b.rows != nil
 }
 
-// walkFirst runs occludeYieldAVX2 over the current instance from the
-// reference on top of firstStack: it walks as BLAS.firstHit's walks walk
-// (pushFirst's order) and returns the next reference Go must take, a leaf
-// with candidates or an inner node it leaves to Go (takeFirstWalk), or ok
-// false when the instance's walk is over.
-func (tr *Traversal) walkFirst() (ref uint32, ok bool) {
-	if tr.firstSp == 0 {
+// refWalk is a first-hit walk in assembly on a stack of references of its
+// own (occludeAVX2's kind): an instance's (Traversal.objWalk) or the top
+// level's (Traversal.topWalk).
+type refWalk struct {
+	fw    fusedWalk
+	stack [stackSizeWide + wideWidth]uint32
+	sp    int
+}
+
+// start sets the walk up over the tree of a for rays from tMin, its
+// stack empty; the caller sets fw's ray (slab, and for a walk that tests
+// leaves wt and lh).
+func (w *refWalk) start(a blasArrays, tMin float32) {
+	w.fw.blasArrays = a
+	w.fw.limit, w.fw.tMin, w.fw.compress = min(len(w.stack), yieldRoom)-wideWidth, tMin, &compressSlots
+	w.sp = 0
+}
+
+// fromRoot puts the tree's root on the walk's stack.
+func (w *refWalk) fromRoot() { w.stack[0], w.sp = 0, 1 }
+
+// next runs walk (occludeYieldAVX2, or occludeAVX2 where no leaf is
+// tested) from the reference on top of the stack, up to tMax: it returns
+// the next reference Go must take, a leaf (with candidates, for
+// occludeYieldAVX2: fw.cand, fw.lh) or an inner node it leaves to Go
+// (handOver), or ok false when the walk is over.
+func (w *refWalk) next(walk func(*fusedWalk) bool, tMax float32) (ref uint32, ok bool) {
+	if w.sp == 0 {
 		return 0, false
 	}
-	tr.firstSp--
-	fw := &tr.fw
-	fw.slab, fw.wt, fw.stack, fw.lh = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.firstStack[0]), &tr.leafHits
-	fw.cur.node, fw.sp, fw.tMax, fw.cand = tr.firstStack[tr.firstSp], tr.firstSp, tr.tMax, 0
-	if !occludeYieldAVX2(fw) {
-		tr.firstSp = 0
+	w.sp--
+	fw := &w.fw
+	fw.stack, fw.cur.node, fw.sp, fw.tMax, fw.cand = unsafe.Pointer(&w.stack[0]), w.stack[w.sp], w.sp, tMax, 0
+	if !walk(fw) {
+		w.sp = 0
 		return 0, false
 	}
-	tr.firstSp = fw.sp
+	w.sp = fw.sp
 	return fw.cur.node, true
 }
 
-// takeFirstWalk hands the current instance's first-hit walk over to
-// descend's Go loop at the inner node ref: firstStack's references go
-// onto the stack, in order, with ref on top.
-func (tr *Traversal) takeFirstWalk(ref uint32) {
-	for _, r := range tr.firstStack[:tr.firstSp] {
+// handOver hands the walk over to tr's Go loop at the inner node ref: its
+// references go onto tr's stack, in order, with ref on top.
+func (w *refWalk) handOver(tr *Traversal, ref uint32) {
+	for _, r := range w.stack[:w.sp] {
 		tr.push(r, tr.ray.TMin)
 	}
 	tr.push(ref, tr.ray.TMin)
-	tr.firstWalk, tr.firstSp = false, 0
+	w.sp = 0
+}
+
+// walkFirst runs occludeYieldAVX2 over the current instance (objWalk): it
+// walks as BLAS.firstHit's walks walk (pushFirst's order) and returns the
+// next reference Go must take, a leaf with candidates or an inner node it
+// leaves to Go (refWalk.handOver), or ok false when the instance's walk
+// is over.
+func (tr *Traversal) walkFirst() (ref uint32, ok bool) {
+	return tr.objWalk.next(occludeYieldAVX2, tr.tMax)
 }
 
 // walkNodes runs the assembly node loop (nodeWalkAVX2 where the AVX2 walks
