@@ -640,7 +640,7 @@ func (tr *Traversal) enterLeaf(ref uint32) {
 // 10k instances.
 func (tr *Traversal) walkTopFirst() (ref uint32, ok bool) {
 	tr.topWalk.fw.slab = &tr.world.slab
-	return tr.topWalk.next(occludeAVX2, tr.tMax)
+	return tr.topWalk.next(false, tr.tMax)
 }
 
 // nodesInAsm reports whether descend takes the current instance's inner
@@ -732,19 +732,25 @@ func (w *refWalk) start(a blasArrays, tMin float32) {
 // fromRoot puts the tree's root on the walk's stack.
 func (w *refWalk) fromRoot() { w.stack[0], w.sp = 0, 1 }
 
-// next runs walk (occludeYieldAVX2, or occludeAVX2 where no leaf is
-// tested) from the reference on top of the stack, up to tMax: it returns
-// the next reference Go must take, a leaf (with candidates, for
-// occludeYieldAVX2: fw.cand, fw.lh) or an inner node it leaves to Go
+// next runs the walk from the reference on top of the stack, up to tMax:
+// occludeYieldAVX2 where leaves, else occludeAVX2, which tests no leaf.
+// It returns the next reference Go must take, a leaf (with candidates,
+// where leaves: fw.cand, fw.lh) or an inner node it leaves to Go
 // (handOver), or ok false when the walk is over.
-func (w *refWalk) next(walk func(*fusedWalk) bool, tMax float32) (ref uint32, ok bool) {
+func (w *refWalk) next(leaves bool, tMax float32) (ref uint32, ok bool) {
 	if w.sp == 0 {
 		return 0, false
 	}
 	w.sp--
 	fw := &w.fw
 	fw.stack, fw.cur.node, fw.sp, fw.tMax, fw.cand = unsafe.Pointer(&w.stack[0]), w.stack[w.sp], w.sp, tMax, 0
-	if !walk(fw) {
+	var more bool
+	if leaves {
+		more = occludeYieldAVX2(fw)
+	} else {
+		more = occludeAVX2(fw)
+	}
+	if !more {
 		w.sp = 0
 		return 0, false
 	}
@@ -768,7 +774,7 @@ func (w *refWalk) handOver(tr *Traversal, ref uint32) {
 // leaves to Go (refWalk.handOver), or ok false when the instance's walk
 // is over.
 func (tr *Traversal) walkFirst() (ref uint32, ok bool) {
-	return tr.objWalk.next(occludeYieldAVX2, tr.tMax)
+	return tr.objWalk.next(true, tr.tMax)
 }
 
 // walkNodes runs the assembly node loop (nodeWalkAVX2 where the AVX2 walks
