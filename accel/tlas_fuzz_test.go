@@ -128,9 +128,13 @@ func fuzzRaysMatchOracle(t *testing.T, tl *TLAS, insts []Instance, seed uint64) 
 		}
 		// The Traversal's walk, every triangle a candidate that it
 		// commits, gives the plain query's hit (TestFastPathMatchesTraversal).
-		walked, walkedOK := traverseClosest(tl, nil, r, RayFlagForceNonOpaque, 0xff)
-		if plain, ok := tl.Intersect(r, RayFlagForceNonOpaque, 0xff); walkedOK != ok || walked != plain {
-			t.Fatalf("ray %d: the Traversal's walk gives %v %+v, Intersect %v %+v", i, walkedOK, walked, ok, plain)
+		// So does its first-hit walk (the yield walks' first-hit order,
+		// top level and instances): the plain query's first hit.
+		for _, flags := range []RayFlags{RayFlagForceNonOpaque, RayFlagForceNonOpaque | RayFlagAcceptFirstHitAndEndSearch} {
+			walked, walkedOK := traverseClosest(tl, nil, r, flags, 0xff)
+			if plain, ok := tl.Intersect(r, flags, 0xff); walkedOK != ok || walked != plain {
+				t.Fatalf("ray %d, flags %v: the Traversal's walk gives %v %+v, Intersect %v %+v", i, flags, walkedOK, walked, ok, plain)
+			}
 		}
 	}
 }
