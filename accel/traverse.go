@@ -271,6 +271,11 @@ func (r *rayBox) hit(b *AABB, tMin, tMax float32) (float32, bool) {
 // (any-hit) or a procedural primitive (intersection) — while opaque
 // triangles are committed on the way, shrinking the ray's TMax.
 //
+// Where the AVX2 walks run, its walks are assembly that comes back to Go
+// at each instance and at each leaf with candidates (walkYieldAVX2,
+// occludeYieldAVX2, walkTop, walkTopFirst), answering as its Go loop does
+// (TestYieldWalkGivesTheGoWalksCandidates).
+//
 // A Traversal is reusable and allocates nothing; it is not safe for
 // concurrent use. The zero value is ready for Begin.
 type Traversal struct {
@@ -359,7 +364,7 @@ func (tr *Traversal) begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 		return
 	}
 	tr.world.setup(r.Origin, r.Direction) // BeginBLAS's walk needs only its object's
-	if tr.first() && fusedAVX2 && nodeWalkAsm && !useSIMD && tr.world.finite {
+	if tr.first() && tr.topInAsm() {
 		tr.topFirst = true
 		tr.topWalk.start(blasArrays{wide: unsafe.Pointer(unsafe.SliceData(tlas.wide)), nwide: len(tlas.wide)}, r.TMin)
 		tr.topWalk.fromRoot()
@@ -602,7 +607,7 @@ func (tr *Traversal) descend() bool {
 			}
 			continue
 		}
-		if !isLeafRef(e.node) && tr.topInAsm() {
+		if !isLeafRef(e.node) && !tr.first() && tr.topInAsm() {
 			var ok bool
 			if e, ok = tr.walkTop(e); !ok {
 				continue // the walk is over
@@ -653,11 +658,11 @@ func (tr *Traversal) nodesInAsm() bool {
 	return nodeWalkAsm && !useSIMD && tr.object.finite && !tr.first()
 }
 
-// topInAsm reports whether descend takes the top level's inner nodes in
-// assembly (walkTop): where the AVX2 walks run, for world rays whose slab
-// distances are finite, in the closest-hit order.
+// topInAsm reports whether the top level's nodes are walked in assembly
+// (walkTop, or walkTopFirst with first()): where the AVX2 walks run, for
+// world rays whose slab distances are finite.
 func (tr *Traversal) topInAsm() bool {
-	return fusedAVX2 && nodeWalkAsm && !useSIMD && tr.world.finite && !tr.first()
+	return fusedAVX2 && nodeWalkAsm && !useSIMD && tr.world.finite
 }
 
 // walkTop runs nodeWalkAVX2 over the top level's inner nodes from e, an
