@@ -280,14 +280,18 @@ func TestBuildErrors(t *testing.T) {
 	}
 	defer dev.Close()
 	pos := []vec.Vec3{vec.V3(0, 0, 0), vec.V3(1, 0, 0), vec.V3(0, 1, 0)}
-	if _, err := dev.BuildTriangles(pos, []uint32{0, 1, 3}, Medium); err == nil {
-		t.Error("out-of-range index accepted")
-	}
-	if _, err := dev.BuildTriangles(pos, []uint32{0, 1}, Medium); err == nil {
-		t.Error("partial triangle accepted")
-	}
-	if _, err := dev.BuildTriangles(pos, []uint32{0, 1, 2}, Quality(7)); err == nil {
-		t.Error("bad quality accepted")
+	for name, build := range map[string]func([]vec.Vec3, []uint32, Quality) (*Scene, error){
+		"BuildTriangles": dev.BuildTriangles, "BuildTrianglesCut": dev.BuildTrianglesCut,
+	} {
+		if _, err := build(pos, []uint32{0, 1, 3}, Medium); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%s: out-of-range index: %v", name, err)
+		}
+		if _, err := build(pos, []uint32{0, 1}, Medium); err == nil || !strings.Contains(err.Error(), "multiple of 3") {
+			t.Errorf("%s: partial triangle: %v", name, err)
+		}
+		if _, err := build(pos, []uint32{0, 1, 2}, Quality(7)); err == nil {
+			t.Errorf("%s: bad quality accepted", name)
+		}
 	}
 	// An empty scene builds and misses everything.
 	sc, err := dev.BuildTriangles(nil, nil, Medium)
