@@ -446,14 +446,14 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
 	tr.cullFrt = cull && tr.flags&RayFlagCullFrontFacingTriangles != 0
 	tr.blasBase = tr.sp
-	asm := tr.leavesInAsm(in.blas)
+	asm := tr.leavesInAsm(b)
 	tr.yieldWalk, tr.firstWalk = asm && !tr.first(), asm && tr.first()
 	if tr.yieldWalk {
-		tr.fw.blasArrays = in.blas.arrays()
+		tr.fw.blasArrays = b.arrays()
 		tr.fw.limit, tr.fw.tMin = min(len(tr.stack)-tr.blasBase, yieldRoom)-wideWidth, tr.ray.TMin
 	}
 	if tr.firstWalk {
-		tr.objWalk.start(in.blas.arrays(), tr.ray.TMin)
+		tr.objWalk.start(b.arrays(), tr.ray.TMin)
 		tr.objWalk.fw.slab, tr.objWalk.fw.wt, tr.objWalk.fw.lh = &tr.object.slab, &tr.wt, &tr.leafHits
 	}
 	if !testRoot && asm {
@@ -466,7 +466,7 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 		}
 		return
 	}
-	if near, ok := tr.object.hit(&in.blas.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
+	if near, ok := tr.object.hit(&b.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
 		switch {
 		case tr.firstWalk:
 			tr.objWalk.fromRoot()
