@@ -454,7 +454,6 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 	}
 	if tr.firstWalk {
 		tr.objWalk.start(b.arrays(), tr.ray.TMin)
-		tr.objWalk.fw.slab, tr.objWalk.fw.wt, tr.objWalk.fw.lh = &tr.object.slab, &tr.wt, &tr.leafHits
 	}
 	if !testRoot && asm {
 		// The instance's world box, which bounds its root's, was hit
@@ -726,8 +725,9 @@ type refWalk struct {
 }
 
 // start sets the walk up over the tree of a for rays from tMin, its
-// stack empty; the caller sets fw's ray (slab, and for a walk that tests
-// leaves wt and lh).
+// stack empty; the caller sets fw's ray before each next (slab, and for a
+// walk that tests leaves wt and lh: pointers into the Traversal, set at
+// every call so that a Traversal copied between calls walks its own).
 func (w *refWalk) start(a blasArrays, tMin float32) {
 	w.fw.blasArrays = a
 	w.fw.limit, w.fw.tMin, w.fw.compress = min(len(w.stack), yieldRoom)-wideWidth, tMin, &compressSlots
@@ -779,6 +779,8 @@ func (w *refWalk) handOver(tr *Traversal, ref uint32) {
 // leaves to Go (refWalk.handOver), or ok false when the instance's walk
 // is over.
 func (tr *Traversal) walkFirst() (ref uint32, ok bool) {
+	// Set at every call, as walkLeaves sets its walk's.
+	tr.objWalk.fw.slab, tr.objWalk.fw.wt, tr.objWalk.fw.lh = &tr.object.slab, &tr.wt, &tr.leafHits
 	return tr.objWalk.next(true, tr.tMax)
 }
 
