@@ -402,11 +402,15 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 // infinite origin or direction component, or a zero direction. They simply
 // miss. (They have no meaningful hit distance, and an instance transform,
 // even the identity, turns an infinite component into NaNs: 0*Inf.)
+//
+// x-x is 0 for a finite x and NaN for an infinity or a NaN, so the sum of
+// the six differences is 0 exactly when the origin and direction are
+// finite: one comparison where six calls of IsFinite took a branch each
+// (a tenth of BeginBLAS's time).
 func rayUsable(r *Ray) bool {
-	if !r.Origin.IsFinite() || !r.Direction.IsFinite() || r.TMin != r.TMin || r.TMax != r.TMax {
-		return false
-	}
-	return r.Direction != (vec.Vec3{})
+	o, d := &r.Origin, &r.Direction
+	finite := (o.X-o.X)+(o.Y-o.Y)+(o.Z-o.Z)+(d.X-d.X)+(d.Y-d.Y)+(d.Z-d.Z) == 0
+	return finite && r.TMin == r.TMin && r.TMax == r.TMax && *d != (vec.Vec3{})
 }
 
 func (tr *Traversal) push(n uint32, near float32) {
