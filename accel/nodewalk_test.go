@@ -1013,6 +1013,11 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 	}
 	soupPos := scenes["soup"].pos
 	all["many"] = scene{scenes["soup"].b, mustTLAS(t, many, 0), func() []Ray { return nodeWalkRays(rng, soupPos, 1000) }}
+	// One instance, moved: Begin enters it at once (soleQuery), where the
+	// Go walk takes the top level.
+	moved := Instance{Transform: vec.Translate3x4(vec.V3(0.1, 0.05, -0.07)), InstanceMask: 0xff, BLAS: scenes["terrain"].b}
+	terrainPos := scenes["terrain"].pos
+	all["sole"] = scene{scenes["terrain"].b, mustTLAS(t, []Instance{moved}, 0), func() []Ray { return nodeWalkRays(rng, terrainPos, 1000) }}
 	trace := func(begin func(tr *Traversal)) []hitKey {
 		var tr Traversal
 		var out []hitKey

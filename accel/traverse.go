@@ -363,6 +363,15 @@ func (tr *Traversal) begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 		tr.done = true
 		return
 	}
+	if in := tlas.soleQuery(tr.mask); in != nil {
+		// The top level would only test the instance's world box, which
+		// holds every hit of its BLAS (soleQuery): the walk starts at the
+		// BLAS's root box, without the world's ray or the top level's walk.
+		if tr.instanceMatchesSkips(in.blas) {
+			tr.enter(&tlas.slots[0], true)
+		}
+		return
+	}
 	tr.world.setup(r.Origin, r.Direction) // BeginBLAS's walk needs only its object's
 	if tr.first() && tr.topInAsm() {
 		tr.topFirst = true
@@ -419,14 +428,15 @@ func (tr *Traversal) push(n uint32, near float32) {
 }
 
 // enter switches to the object space of the instance in slot s of the
-// top level, whose world box the top level's walk has just hit. The
+// top level, whose world box the top level's walk has just hit, or, where
+// testRoot, which Begin enters at once as the sole instance. The
 // slot holds what the walk reads of the instance, in tree order (a line
 // of its own), and places the ray as the plain queries do (topSlot.place):
 // through 10k instances, the instance's own fields, read in their index
 // order, missed the caches at every instance entered.
-func (tr *Traversal) enter(s *topSlot) {
+func (tr *Traversal) enter(s *topSlot, testRoot bool) {
 	org, dir := s.place(tr.ray.Origin, tr.ray.Direction)
-	tr.enterPlaced(&tr.tlas.instances[s.idx], s.idx, s.blas, s.flags, org, dir, false)
+	tr.enterPlaced(&tr.tlas.instances[s.idx], s.idx, s.blas, s.flags, org, dir, testRoot)
 }
 
 // enterPlaced is enter with the ray placed in the object space of in
@@ -636,7 +646,7 @@ func (tr *Traversal) enterLeaf(ref uint32) {
 	if s.mask&tr.mask == 0 || !tr.instanceMatchesSkips(s.blas) {
 		return
 	}
-	tr.enter(s)
+	tr.enter(s, false)
 }
 
 // walkTopFirst runs occludeAVX2, with no triangle test set up, over the
