@@ -190,6 +190,23 @@ func inverse(x float32) float32 {
 	return v
 }
 
+// hitFinite is hit for a finite ray, without a branch: each axis' near
+// and far planes picked by index from the direction's signs, where hit
+// swaps them on a branch each, and the distances bounded with max and min
+// (t > near ? t : near is max(t, near) but for the sign of a zero, which
+// no comparison sees, when t is not NaN, as none is for a finite ray and
+// a box of numbers). Incoherent rays mispredicted the branches: BeginBLAS
+// over the 10k terrain's incoherent rays took 51 ns where primary rays'
+// took 30.
+func (r *rayBox) hitFinite(b *AABB, tMin, tMax float32) (float32, bool) {
+	c := (*[6]float32)(unsafe.Pointer(b))
+	sx, sy, sz := r.nearX, r.nearY-2, r.nearZ-4 // 1 where the component is negative
+	o, inv, invFar := &r.org, &r.inv, &r.invFar
+	near := max(tMin, (c[3*sx]-o.X)*inv.X, (c[1+3*sy]-o.Y)*inv.Y, (c[2+3*sz]-o.Z)*inv.Z)
+	far := min(tMax*robustScale, (c[3-3*sx]-o.X)*invFar.X, (c[4-3*sy]-o.Y)*invFar.Y, (c[5-3*sz]-o.Z)*invFar.Z)
+	return near, near <= far
+}
+
 // maxFiniteInverse is the largest inverse direction component whose far
 // planes' inverse (times robustScale) is finite: rays with a larger one
 // take the NaN walks (rayBox.finite, RAYINVFINITE), whose slab test
@@ -233,6 +250,14 @@ const robustScale = 1 + 0x1p-21
 // distances (a zero direction component with the origin on a slab plane)
 // are ignored, which treats the origin as inside that slab.
 func (r *rayBox) hit(b *AABB, tMin, tMax float32) (float32, bool) {
+	if r.finite {
+		return r.hitFinite(b, tMin, tMax)
+	}
+	return r.hitAny(b, tMin, tMax)
+}
+
+// hitAny is hit for any ray, NaN slab distances included.
+func (r *rayBox) hitAny(b *AABB, tMin, tMax float32) (float32, bool) {
 	lo, hi := b.Min, b.Max
 	if r.negX {
 		lo.X, hi.X = hi.X, lo.X
