@@ -898,11 +898,25 @@ func opaqueFor(g GeometryFlags, f InstanceFlags, flags RayFlags) bool {
 	return op
 }
 
+// slotPrimitive returns the geometry and primitive index of slot, in the
+// current leaf: from the leaf's primitive id row where the BLAS keeps leaf
+// rows and has one geometry (the row is in the caches after the leaf's
+// test, where primGeom and primIndex each cost a miss for incoherent
+// rays), else from those arrays.
+func (tr *Traversal) slotPrimitive(slot uint32) (g, p uint32) {
+	b := tr.blas
+	if b.rows == nil || len(b.geoms) != 1 {
+		return b.primGeom[slot], b.primIndex[slot]
+	}
+	n := tr.leafEnd - tr.leafFirst
+	return 0, math.Float32bits(b.rows[rowsPerSlot*tr.leafFirst+9*n+slot-tr.leafFirst]) ^ primRowBias
+}
+
 // testPrimitive tests one leaf slot. It commits opaque triangle hits and
 // returns true when a candidate awaits a decision.
 func (tr *Traversal) testPrimitive(slot uint32) bool {
 	b := tr.blas
-	g := b.primGeom[slot]
+	g, p := tr.slotPrimitive(slot)
 	op := tr.opaque(b.geoms[g].flags)
 	if op && tr.flags&RayFlagCullOpaque != 0 || !op && tr.flags&RayFlagCullNonOpaque != 0 {
 		return false
@@ -912,7 +926,7 @@ func (tr *Traversal) testPrimitive(slot uint32) bool {
 		if !ok {
 			return false
 		}
-		tr.setCandidate(KindProcedural, slot, g, near, 0, 0, false, op)
+		tr.setCandidate(KindProcedural, slot, g, p, near, 0, 0, false, op)
 		return true
 	}
 	var t, u, v float32
@@ -931,7 +945,7 @@ func (tr *Traversal) testPrimitive(slot uint32) bool {
 	if front && tr.cullFrt || !front && tr.cullBack {
 		return false
 	}
-	tr.setCandidate(KindTriangle, slot, g, t, u, v, front, op)
+	tr.setCandidate(KindTriangle, slot, g, p, t, u, v, front, op)
 	if op {
 		tr.Commit()
 		return false
@@ -939,10 +953,10 @@ func (tr *Traversal) testPrimitive(slot uint32) bool {
 	return true
 }
 
-func (tr *Traversal) setCandidate(kind CandidateKind, slot, g uint32, t, u, v float32, front, op bool) {
+func (tr *Traversal) setCandidate(kind CandidateKind, slot, g, p uint32, t, u, v float32, front, op bool) {
 	c := &tr.cand
 	c.Kind, c.T, c.U, c.V, c.FrontFace, c.Opaque = kind, t, u, v, front, op
-	c.InstanceIndex, c.GeometryIndex, c.PrimitiveIndex = tr.instIdx, g, tr.blas.primIndex[slot]
+	c.InstanceIndex, c.GeometryIndex, c.PrimitiveIndex = tr.instIdx, g, p
 	c.ObjectRayOrigin, c.ObjectRayDirection = tr.objOrg, tr.objDir
 	c.inst, c.slot = tr.inst, slot
 }
