@@ -2,6 +2,7 @@ package accel
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/raypipe/raypipe/vec"
@@ -327,11 +328,12 @@ type Traversal struct {
 	sp       int
 	blasBase int // stack height when the current instance was entered; -1 at top level
 
-	leafPos, leafEnd uint32
-	// The current triangle leaf's whole-leaf test (BLAS.leafScan), run
-	// when the leaf is reached: slots off its candidates cannot hit, as
-	// TMax only shrinks; the others finish from leafHits or intersect.
-	leafFirst          uint32
+	// The current leaf's slots [leafFirst, leafEnd), and of them those
+	// Next has yet to test (bits of leafCand, by slot - leafFirst): for
+	// triangles those its whole-leaf test (BLAS.leafScan) found, run when
+	// the leaf is reached (slots off its candidates cannot hit, as TMax
+	// only shrinks); the others finish from leafHits or intersect.
+	leafFirst, leafEnd uint32
 	leafCand, leafEdge uint
 	leafHits           leafHits
 
@@ -423,7 +425,7 @@ func (tr *Traversal) BeginBLAS(b *BLAS, r Ray, flags RayFlags) {
 func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 	tr.ray, tr.flags, tr.mask = r, flags, mask
 	tr.sp, tr.blasBase = 0, -1
-	tr.leafPos, tr.leafEnd = 0, 0
+	tr.leafCand = 0
 	tr.tMax = r.TMax
 	tr.done, tr.atOnce = false, false
 	tr.inst, tr.blas = nil, nil
@@ -554,12 +556,11 @@ func (tr *Traversal) Next() bool {
 		return false
 	}
 	for !tr.done {
-		for tr.leafPos < tr.leafEnd {
-			slot := tr.leafPos
-			tr.leafPos++
-			if tr.leafCand&(1<<(slot-tr.leafFirst)) == 0 {
-				continue
-			}
+		for tr.leafCand != 0 {
+			// The candidates one by one, where a branch on each slot
+			// mispredicted.
+			slot := tr.leafFirst + uint32(bits.TrailingZeros(tr.leafCand))
+			tr.leafCand &= tr.leafCand - 1
 			if tr.testPrimitive(slot) {
 				return true
 			}
@@ -725,11 +726,10 @@ func (tr *Traversal) walkTop(e stackEntry) (next stackEntry, ok bool) {
 // reachLeaf sets the leaf ref of the current instance up for Next: its
 // slots, and for triangles the whole-leaf test (leafScan).
 func (tr *Traversal) reachLeaf(ref uint32) {
-	tr.leafPos, tr.leafEnd = leafRange(ref)
-	tr.leafFirst = tr.leafPos
-	tr.leafCand, tr.leafEdge = 1<<(tr.leafEnd-tr.leafPos)-1, 1<<(tr.leafEnd-tr.leafPos)-1
+	tr.leafFirst, tr.leafEnd = leafRange(ref)
+	tr.leafCand, tr.leafEdge = 1<<(tr.leafEnd-tr.leafFirst)-1, 1<<(tr.leafEnd-tr.leafFirst)-1
 	if tr.blas.typ == GeometryTriangles && tr.object.finite {
-		tr.leafCand, tr.leafEdge = tr.blas.leafScan(&tr.wt, tr.leafPos, tr.leafEnd, tr.ray.TMin, tr.tMax, &tr.leafHits)
+		tr.leafCand, tr.leafEdge = tr.blas.leafScan(&tr.wt, tr.leafFirst, tr.leafEnd, tr.ray.TMin, tr.tMax, &tr.leafHits)
 	}
 }
 
@@ -741,8 +741,8 @@ func (tr *Traversal) reachLeafOfWalk(ref uint32, cand uint) {
 		tr.reachLeaf(ref) // a leaf the walk leaves to Go untested
 		return
 	}
-	tr.leafPos, tr.leafEnd = leafRange(ref)
-	tr.leafFirst, tr.leafCand, tr.leafEdge = tr.leafPos, cand, 0
+	tr.leafFirst, tr.leafEnd = leafRange(ref)
+	tr.leafCand, tr.leafEdge = cand, 0
 }
 
 // leavesInAsm reports whether descend walks the instance of b about to be
