@@ -141,12 +141,15 @@ func occludeYieldAVX2(w *fusedWalk) (more bool)
 // distances are finite) and watertightRay.setup for the ray from *o
 // along *d, bit for bit (TestSetupRayAVX2MatchesGo), in one call: for a
 // finite origin and a finite direction that is not zero. It sets nothing
-// and returns false for any other ray. A Traversal sets each ray up so,
-// where the AVX2 walks run: in Go, the set-up was a seventh of an any hit
-// ray's time through the 10k terrain.
+// and returns setupRefused for any other ray. Where root is not nil it
+// then tests that box over [tMin, tMax] as rayBox.hit does, bit for bit,
+// and returns its entry distance, or setupMissed, with only the rayBox's
+// own fields set (not its slabRay, nor w), where the ray misses it. A
+// Traversal sets each ray up so, where the AVX2 walks run: in Go, the
+// set-up was a seventh of an any hit ray's time through the 10k terrain.
 //
 //go:noescape
-func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay) (ok bool)
+func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay, root *AABB, tMin, tMax float32) (near float32, status uint8)
 
 // The layout setupRayAVX2 writes.
 var (

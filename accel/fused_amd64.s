@@ -2742,17 +2742,53 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	ADDQ $base, reg \
 	MOVQ reg, nearoff(DI)
 
-// func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay) (ok bool)
+// ROOTHIT is rayBox.hitAny of the box at R10 for the ray from X0 (its
+// inverse direction in X4, that times robustScale in X7, the lanes where
+// the inverse is negative in X8) over tMin in X13 and tMax in X14: each
+// axis' near and far planes picked by the sign, the distances bounded in
+// hitAny's order with VMAXSS and VMINSS, which take the bound where the
+// distance is not beyond it (a NaN or the same value) as hitAny's
+// comparisons do, so bit for bit. It leaves the entry distance in X13 and
+// the flags of its comparison with the exit distance (above: the box is
+// missed), and clobbers X9 to X12 and X14.
+#define ROOTHIT \
+	VMOVSD       0(R10), X9 \
+	VINSERTPS    $0x20, 8(R10), X9, X9 /* Min */ \
+	VMOVSD       12(R10), X10 \
+	VINSERTPS    $0x20, 20(R10), X10, X10 /* Max */ \
+	VBLENDVPS    X8, X10, X9, X11 /* near planes */ \
+	VBLENDVPS    X8, X9, X10, X12 /* far planes */ \
+	VSUBPS       X0, X11, X11 \
+	VMULPS       X4, X11, X11 \
+	VSUBPS       X0, X12, X12 \
+	VMULPS       X7, X12, X12 \
+	VMAXSS       X13, X11, X13 \
+	VMOVSHDUP    X11, X9 \
+	VMAXSS       X13, X9, X13 \
+	VPERMILPS    $0xaa, X11, X9 \
+	VMAXSS       X13, X9, X13 \
+	VMULSS       robust<>(SB), X14, X14 \
+	VMINSS       X14, X12, X14 \
+	VMOVSHDUP    X12, X9 \
+	VMINSS       X14, X9, X14 \
+	VPERMILPS    $0xaa, X12, X9 \
+	VMINSS       X14, X9, X14 \
+	VUCOMISS     X14, X13
+
+// func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay, root *AABB, tMin, tMax float32) (near float32, status uint8)
 //
 // rayBox.setup (its slabRay.init too, where the ray's slab distances are
 // finite) and watertightRay.setup for the ray from *o along *d, with the
 // same operations on the same values (RAYINV's and RAYPLACE's), for a
 // finite origin and a finite direction not zero; for any other ray it
-// sets nothing and returns false. The layout constants mirror
+// sets nothing and returns setupRefused. Where root is not nil it tests
+// that box over [tMin, tMax] as rayBox.hitAny does (ROOTHIT) once the
+// rayBox's own fields are set, and where the ray misses it returns
+// setupMissed without setting up the rest. The layout constants mirror
 // traverse.go (rayBox: org, inv, invFar at 0, 12, 24, the signs and
 // finite at 36 to 39, the near rows at 40, 48, 56, the slabRay at 64) and
 // triangle.go (watertightRay).
-TEXT ·setupRayAVX2(SB), NOSPLIT, $0-33
+TEXT ·setupRayAVX2(SB), NOSPLIT, $0-53
 	MOVQ         o+0(FP), AX
 	MOVQ         d+8(FP), BX
 	MOVQ         r+16(FP), DI
@@ -2807,6 +2843,19 @@ TEXT ·setupRayAVX2(SB), NOSPLIT, $0-33
 	SIGNROW(0, CX, 0, 36, 40) // negX, nearX
 	SIGNROW(1, R8, 2, 37, 48) // negY, nearY
 	SIGNROW(2, R9, 4, 38, 56) // negZ, nearZ
+	MOVQ         root+32(FP), R10
+	VMOVSS       tMin+40(FP), X13
+	TESTQ        R10, R10
+	JZ           rooted
+	VMOVSS       tMax+44(FP), X14
+	ROOTHIT
+	VMOVSS       X13, near+48(FP)
+	JLS          rooted
+	MOVB         $1, status+52(FP) // setupMissed
+	RET
+
+rooted:
+	VMOVSS       X13, near+48(FP)
 	// finite: |inv| <= maxFiniteInverse and inv != 0 (the origin is).
 	VANDPS       X5, X4, X8
 	MOVL         $0x7f7ffff7, AX
@@ -2898,9 +2947,10 @@ tri:
 	STORE3(X10, 64, SI)
 	STORE3(X12, 76, SI)
 	VZEROUPPER
-	MOVB         $1, ok+32(FP)
+	MOVB         $2, status+52(FP) // setupDone
 	RET
 
 refuse:
-	MOVB $0, ok+32(FP)
+	MOVL $0, near+48(FP)
+	MOVB $0, status+52(FP) // setupRefused
 	RET

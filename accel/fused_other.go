@@ -40,7 +40,9 @@ func occludeYieldAVX2(w *fusedWalk) bool {
 }
 
 // setupRayAVX2 refuses every ray off amd64: the Go set-up runs.
-func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay) bool { return false }
+func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay, root *AABB, tMin, tMax float32) (near float32, status uint8) {
+	return 0, setupRefused
+}
 
 const (
 	rayMiss = iota

@@ -1075,7 +1075,11 @@ func TestYieldWalkGivesTheGoWalksCandidates(t *testing.T) {
 // sign, subnormal (whose inverse overflows and is clamped), tiny, huge,
 // or tied in magnitude (the dominant axis' first); and it checks that
 // rays with a non-finite origin or direction, or a zero direction, are
-// refused.
+// refused. Two rays in three test a root box too, which must answer as
+// rayBox.hitAny does, the entry distance bit for bit: boxes around a
+// point of the ray or beside it, some with a face through the origin
+// (which a zero direction component turns into NaN distances), over
+// [0, +Inf) or a random interval.
 func TestSetupRayAVX2MatchesGo(t *testing.T) {
 	if !haveAVX2 || useSIMD {
 		t.Skip("no AVX2 set-up")
@@ -1091,7 +1095,7 @@ func TestSetupRayAVX2MatchesGo(t *testing.T) {
 	bits := func(v vec.Vec3) [3]uint32 {
 		return [3]uint32{math.Float32bits(v.X), math.Float32bits(v.Y), math.Float32bits(v.Z)}
 	}
-	checked, finite := 0, 0
+	checked, finite, rootTests := 0, 0, map[bool]int{}
 	for i := range 200000 {
 		scale := []float64{1, 1e-3, 1e6, 1e30}[i%4]
 		o := vec.V3(comp(scale), comp(scale), comp(scale))
@@ -1102,20 +1106,62 @@ func TestSetupRayAVX2MatchesGo(t *testing.T) {
 				d.Z = -d.X
 			}
 		}
+		var root *AABB
+		tMin, tMax := float32(0), float32(math.Inf(1))
+		if i%3 != 0 {
+			p := o.Add(d.Scale(float32(rng.Float64() * 4 * scale)))
+			if i%5 == 0 { // beside the ray
+				p = p.Add(vec.V3(comp(scale), comp(scale), comp(scale)))
+			}
+			e := vec.V3(float32(rng.Float64()*scale), float32(rng.Float64()*scale), float32(rng.Float64()*scale))
+			box := AABB{Min: p.Sub(e), Max: p.Add(e)}
+			if i%11 == 0 { // a face through the origin
+				box.Min.X = o.X
+			}
+			root = &box
+			if i%3 == 2 {
+				tMin = float32(rng.Float64() * scale)
+				tMax = tMin + float32(rng.Float64()*4*scale)
+			}
+			if i%6 == 5 && o.IsFinite() && d.IsFinite() {
+				// Just short of the entry: the exit's robustScale keeps
+				// the box.
+				var pre rayBox
+				pre.setup(o, d)
+				if e, ok := pre.hitAny(root, 0, float32(math.Inf(1))); ok && e > 0 {
+					tMin, tMax = 0, e*(1-0x1p-23)
+				}
+			}
+		}
 		var gr, ar rayBox
 		var gw, aw watertightRay
-		ok := setupRayAVX2(&o, &d, &ar, &aw)
-		if want := o.IsFinite() && d.IsFinite() && d != (vec.Vec3{}); ok != want {
-			t.Fatalf("ray %v along %v: setupRayAVX2 %v, want %v", o, d, ok, want)
+		near, status := setupRayAVX2(&o, &d, &ar, &aw, root, tMin, tMax)
+		if want := o.IsFinite() && d.IsFinite() && d != (vec.Vec3{}); (status != setupRefused) != want {
+			t.Fatalf("ray %v along %v: setupRayAVX2 %v, want set up %v", o, d, status, want)
 		}
-		if !ok {
+		if status == setupRefused {
 			continue
 		}
 		gr.setup(o, d)
 		gw.setup(o, d)
+		wantNear, wantHit := tMin, true
+		if root != nil {
+			wantNear, wantHit = gr.hitAny(root, tMin, tMax)
+			rootTests[wantHit]++
+		}
+		if (status == setupDone) != wantHit || wantHit && math.Float32bits(near) != math.Float32bits(wantNear) {
+			t.Fatalf("ray %v along %v over [%v, %v], root %v: status %d at %v, want hit %v at %v", o, d, tMin, tMax, root, status, near, wantHit, wantNear)
+		}
 		same := bits(ar.org) == bits(gr.org) && bits(ar.inv) == bits(gr.inv) && bits(ar.invFar) == bits(gr.invFar) &&
-			ar.negX == gr.negX && ar.negY == gr.negY && ar.negZ == gr.negZ && ar.finite == gr.finite &&
+			ar.negX == gr.negX && ar.negY == gr.negY && ar.negZ == gr.negZ &&
 			ar.nearX == gr.nearX && ar.nearY == gr.nearY && ar.nearZ == gr.nearZ
+		if status == setupMissed { // the rest is not set up
+			if !same {
+				t.Fatalf("ray %v along %v, root missed:\nassembly %+v\nGo       %+v", o, d, ar, gr)
+			}
+			continue
+		}
+		same = same && ar.finite == gr.finite
 		if same && gr.finite {
 			finite++
 			as := unsafe.Slice((*byte)(unsafe.Pointer(&ar.slab)), unsafe.Sizeof(ar.slab))
@@ -1140,11 +1186,11 @@ func TestSetupRayAVX2MatchesGo(t *testing.T) {
 	} {
 		var r rayBox
 		var w watertightRay
-		if setupRayAVX2(&bad[0], &bad[1], &r, &w) {
-			t.Errorf("ray %v along %v: set up, want refused", bad[0], bad[1])
+		if _, status := setupRayAVX2(&bad[0], &bad[1], &r, &w, &AABB{Max: vec.V3(1, 1, 1)}, 0, 1); status != setupRefused {
+			t.Errorf("ray %v along %v: status %d, want refused", bad[0], bad[1], status)
 		}
 	}
-	if checked < 100000 || finite < 30000 {
-		t.Fatalf("only %d rays compared, %d finite", checked, finite)
+	if checked < 100000 || finite < 30000 || rootTests[true] < 30000 || rootTests[false] < 30000 {
+		t.Fatalf("only %d rays compared, %d finite, root boxes hit and missed %v", checked, finite, rootTests)
 	}
 }

@@ -474,14 +474,14 @@ func (tr *Traversal) enter(s *topSlot, testRoot bool) {
 // and the walk's test of its children culls as well (a tenth of the time
 // of the any hit rays through 10k instances was that test, in Go). A
 // BLAS's own rays (BeginBLAS) often miss its box: there the test comes
-// first.
+// first, with the set-up (setupObjectRay).
 func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags InstanceFlags, org, dir vec.Vec3, testRoot bool) {
-	tr.inst, tr.instIdx, tr.blas, tr.instFlags = in, idx, b, flags
 	tr.objOrg, tr.objDir = org, dir
-	if !fusedAVX2 || useSIMD || !setupRayAVX2(&tr.objOrg, &tr.objDir, &tr.object, &tr.wt) {
-		tr.object.setup(tr.objOrg, tr.objDir)
-		tr.wt.setup(tr.objOrg, tr.objDir)
+	near, ok := tr.setupObjectRay(b, testRoot)
+	if !ok {
+		return // the root box is missed
 	}
+	tr.inst, tr.instIdx, tr.blas, tr.instFlags = in, idx, b, flags
 	tr.frontCCW = flags&InstanceTriangleFrontCounterClockwise != 0
 	cull := flags&InstanceTriangleCullDisable == 0
 	tr.cullBack = cull && tr.flags&RayFlagCullBackFacingTriangles != 0
@@ -496,26 +496,54 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 	if tr.firstWalk {
 		tr.objWalk.start(b.arrays(), tr.ray.TMin)
 	}
-	if !testRoot && asm {
-		// The instance's world box, which bounds its root's, was hit
-		// just now: the walk tests the root's children at once.
-		if tr.firstWalk {
-			tr.objWalk.fromRoot()
-		} else {
-			tr.push(0, tr.ray.TMin)
-		}
-		return
-	}
-	if near, ok := tr.object.hit(&b.nodes[0].bounds, tr.ray.TMin, tr.tMax); ok {
-		switch {
-		case tr.firstWalk:
-			tr.objWalk.fromRoot()
-		case tr.first():
-			tr.push(0, tr.ray.TMin) // firstHit's walks keep no distances
-		default:
-			tr.push(0, near)
+	if !testRoot && !asm {
+		// The Go walks test the root's box first.
+		if near, ok = tr.object.hit(&b.nodes[0].bounds, tr.ray.TMin, tr.tMax); !ok {
+			return
 		}
 	}
+	switch {
+	case tr.firstWalk:
+		tr.objWalk.fromRoot()
+	case tr.first():
+		tr.push(0, tr.ray.TMin) // firstHit's walks keep no distances
+	default:
+		tr.push(0, near)
+	}
+}
+
+// Results of setupRayAVX2.
+const (
+	setupRefused = 0 // a ray the call does not take: nothing is set up
+	setupMissed  = 1 // the ray misses the root box given
+	setupDone    = 2
+)
+
+// setupObjectRay sets the ray placed in b's object space (objOrg, objDir)
+// up for the walks and, where testRoot, tests b's root box with it: in
+// one AVX2 call where the AVX2 walks run and the ray is finite with a
+// direction not zero (setupRayAVX2), else in Go. It returns the root's
+// entry distance (tMin where not tested), or ok false where the ray
+// misses the root, when the call sets up no more than the ray's box. A
+// BLAS's own rays test its box so: the Go test after the call was a
+// twentieth of the time of any hit rays over the 10k terrain.
+func (tr *Traversal) setupObjectRay(b *BLAS, testRoot bool) (near float32, ok bool) {
+	var root *AABB
+	if testRoot {
+		root = &b.nodes[0].bounds
+	}
+	if fusedAVX2 && !useSIMD {
+		near, status := setupRayAVX2(&tr.objOrg, &tr.objDir, &tr.object, &tr.wt, root, tr.ray.TMin, tr.tMax)
+		if status != setupRefused {
+			return near, status == setupDone
+		}
+	}
+	tr.object.setup(tr.objOrg, tr.objDir)
+	tr.wt.setup(tr.objOrg, tr.objDir)
+	if !testRoot {
+		return tr.ray.TMin, true
+	}
+	return tr.object.hit(root, tr.ray.TMin, tr.tMax)
 }
 
 // yieldRoom caps the stack entries the yield walks (walkYieldAVX2,
