@@ -399,7 +399,7 @@ func (tr *Traversal) begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 		}
 		return
 	}
-	tr.world.setup(r.Origin, r.Direction) // BeginBLAS's walk needs only its object's
+	tr.setupWorldRay() // BeginBLAS's walk needs only its object's
 	if tr.first() && tr.topInAsm() {
 		tr.topFirst = true
 		tr.topWalk.start(blasArrays{wide: unsafe.Pointer(unsafe.SliceData(tlas.wide)), nwide: len(tlas.wide)}, r.TMin)
@@ -407,6 +407,19 @@ func (tr *Traversal) begin(tlas *TLAS, r Ray, flags RayFlags, mask uint32) {
 		return
 	}
 	tr.push(0, r.TMin)
+}
+
+// setupWorldRay sets the world's ray box up for the top level's walks: in
+// one AVX2 call where the AVX2 walks run (setupRayAVX2, which sets the
+// triangle test up too, in wt, for no instance: the first instance
+// entered sets it anew), else in Go.
+func (tr *Traversal) setupWorldRay() {
+	if fusedAVX2 && !useSIMD {
+		if _, status := setupRayAVX2(&tr.ray.Origin, &tr.ray.Direction, &tr.world, &tr.wt, nil, 0, 0); status != setupRefused {
+			return
+		}
+	}
+	tr.world.setup(tr.ray.Origin, tr.ray.Direction)
 }
 
 // BeginBLAS starts a traversal of a single BLAS, as if it were the only
