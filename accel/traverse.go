@@ -245,6 +245,26 @@ const maxFiniteInverse = 0x1.ffffeep+127 // float32 bits 0x7f7ffff7
 // at the exact t. Hits farther apart than their t's errors are always
 // ordered as the brute-force test orders them; a box margin that covered
 // the test's error would grow with each box's extent along the ray.
+//
+// Nor does the bound cover the watertight test's shear where it
+// underflows, a known crack left open: a direction component below about
+// 2^-149 of the dominant one (sx or sy, or its product with a vertex's
+// distance along the dominant axis, rounds to zero) makes the triangle
+// test take the ray as parallel to that axis, while the slab test takes
+// the true slope. With the origin exactly on a box's plane and that slope
+// pointing out of the box, the slab test has the ray leave the box at
+// t = 0 and culls it, where the triangle test puts the ray on the edge
+// the box's triangle shares with its neighbour across the plane and gives
+// the ray to that triangle by the top-left rule, so the ray falls through
+// the edge. FuzzRayQueries found one on 2026-11-29 (FuzzRayQueries'
+// terrain BLAS, the ray from (7.864882e-10, 6.40969e-10, 0.6875) along
+// (6.40969e-10, -2.955948e9, 4.4253902e-39) over [2.5037854e-12,
+// 6.40969e-10]: the oracle's hit, primitive 1697 at t = 3.897e-12, lies
+// in a box whose top plane is z = 0.6875). No per-ray rule closes it (a
+// component flushed to zero where its shear is subnormal would let the
+// slab test cull boxes that a ray with coordinates near 2^127 reaches);
+// a slab test that kept a box where either the true slope or none reaches
+// it would, in every walk.
 const robustScale = 1 + 0x1p-21
 
 // hit returns the entry distance into b over [tMin, tMax]. NaN slab
@@ -455,7 +475,7 @@ func (tr *Traversal) reset(r Ray, flags RayFlags, mask uint8) {
 // x-x is 0 for a finite x and NaN for an infinity or a NaN, so the sum of
 // the six differences is 0 exactly when the origin and direction are
 // finite: one comparison where six calls of IsFinite took a branch each
-// (a tenth of BeginBLAS's time).
+// (about a tenth of BeginBLAS's time).
 func rayUsable(r *Ray) bool {
 	o, d := &r.Origin, &r.Direction
 	finite := (o.X-o.X)+(o.Y-o.Y)+(o.Z-o.Z)+(d.X-d.X)+(d.Y-d.Y)+(d.Z-d.Z) == 0
@@ -468,8 +488,9 @@ func (tr *Traversal) push(n uint32, near float32) {
 }
 
 // enter switches to the object space of the instance in slot s of the
-// top level, whose world box the top level's walk has just hit, or, where
-// testRoot, which Begin enters at once as the sole instance. The
+// top level: one whose world box the top level's walk has just hit, or,
+// with testRoot (its root box tested first), the sole instance, which
+// Begin enters without a top-level walk. The
 // slot holds what the walk reads of the instance, in tree order (a line
 // of its own), and places the ray as the plain queries do (topSlot.place):
 // through 10k instances, the instance's own fields, read in their index
