@@ -51,6 +51,13 @@ type fusedWalk struct {
 	// says Go must test the leaf itself).
 	lh   *leafHits
 	cand uint
+	// beginWalkYieldAVX2's set-up: the ray placed in the object space
+	// (org, dir) and its box (box, whose slab is slab), the root box to
+	// test first (nil: none), and, out, what it ran (began).
+	org, dir *vec.Vec3
+	box      *rayBox
+	root     *AABB
+	began    uint8
 }
 
 // compressSlots[m] lists the slots set in the mask m, in decreasing
@@ -86,6 +93,12 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.compress)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.lh)-120]
 	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.cand)-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.org)-136]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.dir)-144]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.box)-152]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.root)-160]
+	_ = [1]struct{}{}[unsafe.Offsetof(fusedWalk{}.began)-168]
+	_ = [1]struct{}{}[unsafe.Offsetof(rayBox{}.finite)-39] // beginWalkYieldAVX2's CMPB
 	_ = [1]struct{}{}[unsafe.Offsetof(leafHits{}.det)-96]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.slot)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(fastHit{}.front)-16]
@@ -126,6 +139,20 @@ func walkAVX2(w *fusedWalk) (more bool)
 //
 //go:noescape
 func walkYieldAVX2(w *fusedWalk) (more bool)
+
+// beginWalkYieldAVX2 is setupRayAVX2 and walkYieldAVX2 in one call, for
+// a Traversal entering an instance (beginWalk): it sets the ray from
+// *w.org along *w.dir up into *w.box and *w.wt, tests *w.root over
+// (w.tMin, w.tMax) where w.root is set, and walks from the root as
+// walkYieldAVX2 does (the root's entry distance, or w.tMin, in w.cur, on
+// an empty stack). w.began says how far it went: beganRefused (nothing set
+// up, as setupRayAVX2 refuses), beganMissed (the root box missed),
+// beganSetUp (a ray whose slab distances are not finite: set up, for the
+// Go walks) or beganWalk, when it returns as walkYieldAVX2 does; it
+// returns false but for beganWalk.
+//
+//go:noescape
+func beginWalkYieldAVX2(w *fusedWalk) (more bool)
 
 // occludeYieldAVX2 is occludeAVX2 for a Traversal with
 // RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, as walkYieldAVX2 is walkAVX2

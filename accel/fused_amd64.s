@@ -2742,6 +2742,157 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	ADDQ $base, reg \
 	MOVQ reg, nearoff(DI)
 
+// SETUPRAYIN is setupRayAVX2's set-up up to its root test, for the ray
+// from the vec.Vec3 at AX along the one at BX into the rayBox at DI: the
+// origin in X0, the direction in X1, zeros in X2, ones in X3, the inverse
+// in X4, the magnitude mask in X5, math.MaxFloat32 in X6, the far planes'
+// inverse in X7, the lanes where the inverse is negative in X8 and the
+// near rows in CX, R8 and R9, the rayBox's own fields stored; a ray that
+// is not finite or has a zero direction goes to refuse, nothing stored.
+#define SETUPRAYIN(refuse) \
+	VMOVSS       0(AX), X0 \
+	VINSERTPS    $0x10, 4(AX), X0, X0 \
+	VINSERTPS    $0x20, 8(AX), X0, X0 /* o, then 0 */ \
+	VMOVSS       0(BX), X1 \
+	VINSERTPS    $0x10, 4(BX), X1, X1 \
+	VINSERTPS    $0x20, 8(BX), X1, X1 /* d, then 0 */ \
+	MOVL         $0x7fffffff, CX \
+	VMOVD        CX, X5 \
+	VBROADCASTSS X5, X5 /* |x| mask */ \
+	MOVL         $0x7f7fffff, CX \
+	VMOVD        CX, X6 \
+	VBROADCASTSS X6, X6 /* math.MaxFloat32 */ \
+	VXORPS       X2, X2, X2 \
+	VANDPS       X5, X0, X7 \
+	VCMPPS       $2, X6, X7, X7 /* |o| <= MaxFloat32 (not for NaN) */ \
+	VANDPS       X5, X1, X8 \
+	VCMPPS       $2, X6, X8, X9 /* |d| <= MaxFloat32 */ \
+	VANDPS       X9, X7, X7 \
+	VMOVMSKPS    X7, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JNE          refuse \
+	VCMPPS       $4, X2, X8, X9 /* |d| != 0 */ \
+	VMOVMSKPS    X9, CX \
+	TESTL        $7, CX \
+	JZ           refuse \
+	/* rayBox: inv is inverse(d): 1/d, and where d is not zero but 1/d */ \
+	/* overflows, the largest float32 of its sign. */ \
+	MOVL         $0x3f800000, CX \
+	VMOVD        CX, X3 \
+	VBROADCASTSS X3, X3 /* ones */ \
+	VDIVPS       X1, X3, X4 /* 1 / d */ \
+	VANDPS       X5, X4, X10 \
+	VCMPPS       $0x1e, X6, X10, X11 /* |1/d| > MaxFloat32 */ \
+	VCMPPS       $4, X2, X1, X12 /* d != 0 */ \
+	VANDPS       X12, X11, X11 \
+	VANDNPS      X4, X5, X12 /* the sign of 1/d */ \
+	VORPS        X6, X12, X12 \
+	VBLENDVPS    X11, X12, X4, X4 /* inv */ \
+	STORE3(X0, 0, DI) \
+	STORE3(X4, 12, DI) \
+	VBROADCASTSS robust<>(SB), X7 \
+	VMULPS       X7, X4, X7 /* invFar: inv times robustScale */ \
+	STORE3(X7, 24, DI) \
+	VCMPPS       $1, X2, X4, X8 /* inv < 0 */ \
+	VMOVMSKPS    X8, DX \
+	SIGNROW(0, CX, 0, 36, 40) /* negX, nearX */ \
+	SIGNROW(1, R8, 2, 37, 48) /* negY, nearY */ \
+	SIGNROW(2, R9, 4, 38, 56) /* negZ, nearZ */
+
+// SETUPRAYOUT is the rest of setupRayAVX2's set-up, from SETUPRAYIN's
+// registers: the rayBox's finite, its slabRay where finite, and the
+// watertightRay at SI. It clobbers AX, CX, R8-R10 and X6-X13.
+#define SETUPRAYOUT \
+	/* finite: |inv| <= maxFiniteInverse and inv != 0 (the origin is). */ \
+	VANDPS       X5, X4, X8 \
+	MOVL         $0x7f7ffff7, AX \
+	VMOVD        AX, X9 \
+	VBROADCASTSS X9, X9 \
+	VCMPPS       $2, X9, X8, X8 \
+	VCMPPS       $4, X2, X4, X9 \
+	VANDPS       X9, X8, X8 \
+	VMOVMSKPS    X8, AX \
+	ANDL         $7, AX \
+	CMPL         AX, $7 \
+	SETEQ        39(DI) \
+	JNE          tri \
+	/* slabRay.init: the broadcasts, and each axis' near and far rows. */ \
+	VBROADCASTSS X0, X8 \
+	VMOVUPS      X8, 64(DI) \
+	VPERMILPS    $0x55, X0, X8 \
+	VMOVUPS      X8, 80(DI) \
+	VPERMILPS    $0xaa, X0, X8 \
+	VMOVUPS      X8, 96(DI) \
+	VBROADCASTSS X4, X8 \
+	VMOVUPS      X8, 112(DI) \
+	VPERMILPS    $0x55, X4, X8 \
+	VMOVUPS      X8, 128(DI) \
+	VPERMILPS    $0xaa, X4, X8 \
+	VMOVUPS      X8, 144(DI) \
+	VBROADCASTSS X7, Y8 \
+	VMOVUPS      Y8, 160(DI) \
+	VPERMILPS    $0x55, X7, X8 \
+	VBROADCASTSS X8, Y8 \
+	VMOVUPS      Y8, 192(DI) \
+	VPERMILPS    $0xaa, X7, X8 \
+	VBROADCASTSS X8, Y8 \
+	VMOVUPS      Y8, 224(DI) \
+	MOVQ         CX, AX \
+	SHLQ         $5, AX \
+	MOVQ         AX, 256(DI) /* nxo */ \
+	XORQ         $32, AX \
+	MOVQ         AX, 264(DI) /* fxo */ \
+	MOVQ         R8, AX \
+	SHLQ         $5, AX \
+	MOVQ         AX, 272(DI) /* nyo */ \
+	XORQ         $32, AX \
+	MOVQ         AX, 280(DI) /* fyo */ \
+	MOVQ         R9, AX \
+	SHLQ         $5, AX \
+	MOVQ         AX, 288(DI) /* nzo */ \
+	XORQ         $32, AX \
+	MOVQ         AX, 296(DI) /* fzo */ \
+tri: \
+	/* watertightRay, as RAYPLACE sets it up. */ \
+	STORE3(X0, 0, SI) \
+	VANDPS       X5, X1, X6 /* |d| */ \
+	VPERMILPS    $0x55, X6, X7 /* ay */ \
+	VPERMILPS    $0xaa, X6, X8 /* az */ \
+	XORL         R8, R8 \
+	VUCOMISS     X6, X7 \
+	SETHI        R8B /* k1 = ay > ax */ \
+	VMAXSS       X6, X7, X9 \
+	MOVL         $2, R10 \
+	VUCOMISS     X9, X8 \
+	CMOVLLS      R8, R10 /* kz = az > max(ax, ay) ? 2 : k1 */ \
+	VMOVMSKPS    X1, AX \
+	MOVL         R10, CX \
+	BTL          R10, AX /* d[kz] < 0 (d[kz] is not zero) */ \
+	ADCL         CX, CX \
+	SHLL         $4, CX \
+	LEAQ         shearTab<>(SB), AX \
+	ADDQ         CX, AX /* shearTab's entry 2*kz + (d[kz] < 0) */ \
+	MOVL         0(AX), R8 /* kx */ \
+	MOVL         4(AX), R9 /* ky */ \
+	VMOVDQU      (AX), X9 /* kx, ky, kz, kz */ \
+	MOVQ         R8, 16(SI) \
+	MOVQ         R9, 24(SI) \
+	MOVQ         R10, 32(SI) \
+	SHLQ         $2, R8 \
+	MOVQ         R8, 40(SI) /* kxo */ \
+	SHLQ         $2, R9 \
+	MOVQ         R9, 48(SI) /* kyo */ \
+	SHLQ         $2, R10 \
+	MOVQ         R10, 56(SI) /* kzo */ \
+	VPERMILPS    X9, X0, X10 /* ox, oy, oz */ \
+	VPERMILPS    X9, X1, X11 /* d[kx], d[ky], d[kz], d[kz] */ \
+	VBLENDPS     $0xc, X3, X11, X12 /* d[kx], d[ky], 1, 1 */ \
+	VPERMILPS    $0xaa, X11, X13 \
+	VDIVPS       X13, X12, X12 /* sx, sy, sz */ \
+	STORE3(X10, 64, SI) \
+	STORE3(X12, 76, SI)
+
 // ROOTHIT is rayBox.hitAny of the box at R10 for the ray from X0 (its
 // inverse direction in X4, that times robustScale in X7, the lanes where
 // the inverse is negative in X8) over tMin in X13 and tMax in X14: each
@@ -2793,159 +2944,21 @@ TEXT ·setupRayAVX2(SB), NOSPLIT, $0-53
 	MOVQ         d+8(FP), BX
 	MOVQ         r+16(FP), DI
 	MOVQ         w+24(FP), SI
-	VMOVSS       0(AX), X0
-	VINSERTPS    $0x10, 4(AX), X0, X0
-	VINSERTPS    $0x20, 8(AX), X0, X0 // o, then 0
-	VMOVSS       0(BX), X1
-	VINSERTPS    $0x10, 4(BX), X1, X1
-	VINSERTPS    $0x20, 8(BX), X1, X1 // d, then 0
-	MOVL         $0x7fffffff, CX
-	VMOVD        CX, X5
-	VBROADCASTSS X5, X5 // |x| mask
-	MOVL         $0x7f7fffff, CX
-	VMOVD        CX, X6
-	VBROADCASTSS X6, X6 // math.MaxFloat32
-	VXORPS       X2, X2, X2
-	VANDPS       X5, X0, X7
-	VCMPPS       $2, X6, X7, X7 // |o| <= MaxFloat32 (not for NaN)
-	VANDPS       X5, X1, X8
-	VCMPPS       $2, X6, X8, X9 // |d| <= MaxFloat32
-	VANDPS       X9, X7, X7
-	VMOVMSKPS    X7, CX
-	ANDL         $7, CX
-	CMPL         CX, $7
-	JNE          refuse
-	VCMPPS       $4, X2, X8, X9 // |d| != 0
-	VMOVMSKPS    X9, CX
-	TESTL        $7, CX
-	JZ           refuse
-
-	// rayBox: inv is inverse(d): 1/d, and where d is not zero but 1/d
-	// overflows, the largest float32 of its sign.
-	MOVL         $0x3f800000, CX
-	VMOVD        CX, X3
-	VBROADCASTSS X3, X3 // ones
-	VDIVPS       X1, X3, X4 // 1 / d
-	VANDPS       X5, X4, X10
-	VCMPPS       $0x1e, X6, X10, X11 // |1/d| > MaxFloat32
-	VCMPPS       $4, X2, X1, X12 // d != 0
-	VANDPS       X12, X11, X11
-	VANDNPS      X4, X5, X12 // the sign of 1/d
-	VORPS        X6, X12, X12
-	VBLENDVPS    X11, X12, X4, X4 // inv
-	STORE3(X0, 0, DI)
-	STORE3(X4, 12, DI)
-	VBROADCASTSS robust<>(SB), X7
-	VMULPS       X7, X4, X7 // invFar: inv times robustScale
-	STORE3(X7, 24, DI)
-	VCMPPS       $1, X2, X4, X8 // inv < 0
-	VMOVMSKPS    X8, DX
-	SIGNROW(0, CX, 0, 36, 40) // negX, nearX
-	SIGNROW(1, R8, 2, 37, 48) // negY, nearY
-	SIGNROW(2, R9, 4, 38, 56) // negZ, nearZ
+	SETUPRAYIN(refuse)
 	MOVQ         root+32(FP), R10
 	VMOVSS       tMin+40(FP), X13
 	TESTQ        R10, R10
-	JZ           rooted
+	JZ           rootok
 	VMOVSS       tMax+44(FP), X14
 	ROOTHIT
 	VMOVSS       X13, near+48(FP)
-	JLS          rooted
+	JLS          rootok
 	MOVB         $1, status+52(FP) // setupMissed
 	RET
 
-rooted:
+rootok:
 	VMOVSS       X13, near+48(FP)
-	// finite: |inv| <= maxFiniteInverse and inv != 0 (the origin is).
-	VANDPS       X5, X4, X8
-	MOVL         $0x7f7ffff7, AX
-	VMOVD        AX, X9
-	VBROADCASTSS X9, X9
-	VCMPPS       $2, X9, X8, X8
-	VCMPPS       $4, X2, X4, X9
-	VANDPS       X9, X8, X8
-	VMOVMSKPS    X8, AX
-	ANDL         $7, AX
-	CMPL         AX, $7
-	SETEQ        39(DI)
-	JNE          tri
-
-	// slabRay.init: the broadcasts, and each axis' near and far rows.
-	VBROADCASTSS X0, X8
-	VMOVUPS      X8, 64(DI)
-	VPERMILPS    $0x55, X0, X8
-	VMOVUPS      X8, 80(DI)
-	VPERMILPS    $0xaa, X0, X8
-	VMOVUPS      X8, 96(DI)
-	VBROADCASTSS X4, X8
-	VMOVUPS      X8, 112(DI)
-	VPERMILPS    $0x55, X4, X8
-	VMOVUPS      X8, 128(DI)
-	VPERMILPS    $0xaa, X4, X8
-	VMOVUPS      X8, 144(DI)
-	VBROADCASTSS X7, Y8
-	VMOVUPS      Y8, 160(DI)
-	VPERMILPS    $0x55, X7, X8
-	VBROADCASTSS X8, Y8
-	VMOVUPS      Y8, 192(DI)
-	VPERMILPS    $0xaa, X7, X8
-	VBROADCASTSS X8, Y8
-	VMOVUPS      Y8, 224(DI)
-	MOVQ         CX, AX
-	SHLQ         $5, AX
-	MOVQ         AX, 256(DI) // nxo
-	XORQ         $32, AX
-	MOVQ         AX, 264(DI) // fxo
-	MOVQ         R8, AX
-	SHLQ         $5, AX
-	MOVQ         AX, 272(DI) // nyo
-	XORQ         $32, AX
-	MOVQ         AX, 280(DI) // fyo
-	MOVQ         R9, AX
-	SHLQ         $5, AX
-	MOVQ         AX, 288(DI) // nzo
-	XORQ         $32, AX
-	MOVQ         AX, 296(DI) // fzo
-
-tri:
-	// watertightRay, as RAYPLACE sets it up.
-	STORE3(X0, 0, SI)
-	VANDPS       X5, X1, X6 // |d|
-	VPERMILPS    $0x55, X6, X7 // ay
-	VPERMILPS    $0xaa, X6, X8 // az
-	XORL         R8, R8
-	VUCOMISS     X6, X7
-	SETHI        R8B // k1 = ay > ax
-	VMAXSS       X6, X7, X9
-	MOVL         $2, R10
-	VUCOMISS     X9, X8
-	CMOVLLS      R8, R10 // kz = az > max(ax, ay) ? 2 : k1
-	VMOVMSKPS    X1, AX
-	MOVL         R10, CX
-	BTL          R10, AX // d[kz] < 0 (d[kz] is not zero)
-	ADCL         CX, CX
-	SHLL         $4, CX
-	LEAQ         shearTab<>(SB), AX
-	ADDQ         CX, AX // shearTab's entry 2*kz + (d[kz] < 0)
-	MOVL         0(AX), R8 // kx
-	MOVL         4(AX), R9 // ky
-	VMOVDQU      (AX), X9 // kx, ky, kz, kz
-	MOVQ         R8, 16(SI)
-	MOVQ         R9, 24(SI)
-	MOVQ         R10, 32(SI)
-	SHLQ         $2, R8
-	MOVQ         R8, 40(SI) // kxo
-	SHLQ         $2, R9
-	MOVQ         R9, 48(SI) // kyo
-	SHLQ         $2, R10
-	MOVQ         R10, 56(SI) // kzo
-	VPERMILPS    X9, X0, X10 // ox, oy, oz
-	VPERMILPS    X9, X1, X11 // d[kx], d[ky], d[kz], d[kz]
-	VBLENDPS     $0xc, X3, X11, X12 // d[kx], d[ky], 1, 1
-	VPERMILPS    $0xaa, X11, X13
-	VDIVPS       X13, X12, X12 // sx, sy, sz
-	STORE3(X10, 64, SI)
-	STORE3(X12, 76, SI)
+	SETUPRAYOUT
 	VZEROUPPER
 	MOVB         $2, status+52(FP) // setupDone
 	RET
@@ -2953,4 +2966,57 @@ tri:
 refuse:
 	MOVL $0, near+48(FP)
 	MOVB $0, status+52(FP) // setupRefused
+	RET
+
+// func beginWalkYieldAVX2(w *fusedWalk) (more bool)
+//
+// setupRayAVX2 for the ray at w.org along w.dir into w.box and w.wt, with
+// w.root's test over (w.tMin, w.tMax), then, for a finite ray that does
+// not miss the root, walkYieldAVX2 from the root (its entry distance in
+// w.cur, the stack empty), in one call; w.began says which ran. The
+// fusedWalk's set-up fields start at 136 (fused_amd64.go).
+TEXT ·beginWalkYieldAVX2(SB), NOSPLIT, $672-9
+	MOVQ         w+0(FP), R11
+	MOVQ         136(R11), AX
+	MOVQ         144(R11), BX
+	MOVQ         152(R11), DI
+	MOVQ         48(R11), SI
+	SETUPRAYIN(refuse)
+	MOVQ         160(R11), R10
+	VMOVSS       80(R11), X13
+	TESTQ        R10, R10
+	JZ           rootok
+	VMOVSS       84(R11), X14
+	ROOTHIT
+	JLS          rootok
+	MOVB         $1, 168(R11) // beganMissed
+	MOVB         $0, more+8(FP)
+	RET
+
+rootok:
+	VMOVSS       X13, 92(R11) // cur's near distance
+	SETUPRAYOUT
+	CMPB         39(DI), $0 // the rayBox's finite
+	JEQ          notfinite
+	MOVB         $2, 168(R11) // beganWalk
+	MOVL         $0, 88(R11) // cur's node: the root
+	MOVQ         $0, 96(R11) // an empty stack
+	SETUP
+	VMOVSS       92(DI), X0
+	ENTRY(8, out, rleaf)
+
+	WALKSTEPSAT(SLAB8, PICKBRANCH, rleaf, loop, rleaf, loop, PREFETCHBELOW, out, empty, YIELDCANDS)
+	FRAMELEAF(leaf)
+
+	WALKEXITS
+
+notfinite:
+	VZEROUPPER
+	MOVB $3, 168(R11) // beganSetUp: for the Go walks
+	MOVB $0, more+8(FP)
+	RET
+
+refuse:
+	MOVB $0, 168(R11) // beganRefused
+	MOVB $0, more+8(FP)
 	RET

@@ -28,6 +28,10 @@ type fusedWalk struct {
 	compress     *[256][wideWidth]uint32
 	lh           *leafHits
 	cand         uint
+	org, dir     *vec.Vec3
+	box          *rayBox
+	root         *AABB
+	began        uint8
 }
 
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
@@ -36,6 +40,10 @@ func walkYieldAVX2(w *fusedWalk) bool {
 	panic("accel: no AVX2 walk on this architecture")
 }
 func occludeYieldAVX2(w *fusedWalk) bool {
+	panic("accel: no AVX2 walk on this architecture")
+}
+
+func beginWalkYieldAVX2(w *fusedWalk) bool {
 	panic("accel: no AVX2 walk on this architecture")
 }
 
