@@ -154,6 +154,13 @@ func walkYieldAVX2(w *fusedWalk) (more bool)
 //go:noescape
 func beginWalkYieldAVX2(w *fusedWalk) (more bool)
 
+// beginOccludeYieldAVX2 is beginWalkYieldAVX2 for a first-hit walk
+// (beginFirstWalk): it walks as occludeYieldAVX2 does, on w's stack of
+// references.
+//
+//go:noescape
+func beginOccludeYieldAVX2(w *fusedWalk) (more bool)
+
 // occludeYieldAVX2 is occludeAVX2 for a Traversal with
 // RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH, as walkYieldAVX2 is walkAVX2
 // for the others: where a leaf has candidates it returns true with

@@ -2968,6 +2968,44 @@ refuse:
 	MOVB $0, status+52(FP) // setupRefused
 	RET
 
+// BEGINSETUP is the begin walks' set-up (beginWalkYieldAVX2,
+// beginOccludeYieldAVX2) for the fusedWalk at R11: setupRayAVX2 for the
+// ray at its org along its dir into its box and wt, with its root's test
+// over its tMin and tMax where root is set; where the walk cannot follow
+// it records why in began and goes on at notwalked, else it records
+// beganWalk, the root as cur (its entry distance, or tMin) and an empty
+// stack, and goes on.
+#define BEGINSETUP(notwalked) \
+	MOVQ         136(R11), AX \
+	MOVQ         144(R11), BX \
+	MOVQ         152(R11), DI \
+	MOVQ         48(R11), SI \
+	SETUPRAYIN(refuse) \
+	MOVQ         160(R11), R10 \
+	VMOVSS       80(R11), X13 \
+	TESTQ        R10, R10 \
+	JZ           rootok \
+	VMOVSS       84(R11), X14 \
+	ROOTHIT \
+	JLS          rootok \
+	MOVB         $1, 168(R11) /* beganMissed */ \
+	JMP          notwalked \
+refuse: \
+	MOVB         $0, 168(R11) /* beganRefused */ \
+	JMP          notwalked \
+notfinite: \
+	VZEROUPPER \
+	MOVB         $3, 168(R11) /* beganSetUp: for the Go walks */ \
+	JMP          notwalked \
+rootok: \
+	VMOVSS       X13, 92(R11) /* cur's near distance */ \
+	SETUPRAYOUT \
+	CMPB         39(DI), $0 /* the rayBox's finite */ \
+	JEQ          notfinite \
+	MOVB         $2, 168(R11) /* beganWalk */ \
+	MOVL         $0, 88(R11) /* cur's node: the root */ \
+	MOVQ         $0, 96(R11) /* an empty stack */
+
 // func beginWalkYieldAVX2(w *fusedWalk) (more bool)
 //
 // setupRayAVX2 for the ray at w.org along w.dir into w.box and w.wt, with
@@ -2977,30 +3015,7 @@ refuse:
 // fusedWalk's set-up fields start at 136 (fused_amd64.go).
 TEXT ·beginWalkYieldAVX2(SB), NOSPLIT, $672-9
 	MOVQ         w+0(FP), R11
-	MOVQ         136(R11), AX
-	MOVQ         144(R11), BX
-	MOVQ         152(R11), DI
-	MOVQ         48(R11), SI
-	SETUPRAYIN(refuse)
-	MOVQ         160(R11), R10
-	VMOVSS       80(R11), X13
-	TESTQ        R10, R10
-	JZ           rootok
-	VMOVSS       84(R11), X14
-	ROOTHIT
-	JLS          rootok
-	MOVB         $1, 168(R11) // beganMissed
-	MOVB         $0, more+8(FP)
-	RET
-
-rootok:
-	VMOVSS       X13, 92(R11) // cur's near distance
-	SETUPRAYOUT
-	CMPB         39(DI), $0 // the rayBox's finite
-	JEQ          notfinite
-	MOVB         $2, 168(R11) // beganWalk
-	MOVL         $0, 88(R11) // cur's node: the root
-	MOVQ         $0, 96(R11) // an empty stack
+	BEGINSETUP(notwalked)
 	SETUP
 	VMOVSS       92(DI), X0
 	ENTRY(8, out, rleaf)
@@ -3010,13 +3025,25 @@ rootok:
 
 	WALKEXITS
 
-notfinite:
-	VZEROUPPER
-	MOVB $3, 168(R11) // beganSetUp: for the Go walks
+notwalked:
 	MOVB $0, more+8(FP)
 	RET
 
-refuse:
-	MOVB $0, 168(R11) // beganRefused
+// func beginOccludeYieldAVX2(w *fusedWalk) (more bool)
+//
+// beginWalkYieldAVX2 for the first-hit walk: occludeYieldAVX2 from the
+// root, on w's stack of references (a refWalk's).
+TEXT ·beginOccludeYieldAVX2(SB), NOSPLIT, $672-9
+	MOVQ         w+0(FP), R11
+	BEGINSETUP(notwalked)
+	SETUP
+	ENTRY(4, out, rleaf)
+
+	OCCLUDESTEPSAT(SLAB8SEG, OCCPICKBRANCH, rleaf, loop, rleaf, loop, OCCPREFETCHBELOW, out, empty, YIELDCANDS)
+	FRAMELEAF(leaf)
+
+	OCCLUDEEXITS
+
+notwalked:
 	MOVB $0, more+8(FP)
 	RET

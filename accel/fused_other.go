@@ -46,6 +46,9 @@ func occludeYieldAVX2(w *fusedWalk) bool {
 func beginWalkYieldAVX2(w *fusedWalk) bool {
 	panic("accel: no AVX2 walk on this architecture")
 }
+func beginOccludeYieldAVX2(w *fusedWalk) bool {
+	panic("accel: no AVX2 walk on this architecture")
+}
 
 // setupRayAVX2 refuses every ray off amd64: the Go set-up runs.
 func setupRayAVX2(o, d *vec.Vec3, r *rayBox, w *watertightRay, root *AABB, tMin, tMax float32) (near float32, status uint8) {

@@ -318,8 +318,9 @@ func (r *rayBox) hitAny(b *AABB, tMin, tMax float32) (float32, bool) {
 // triangles are committed on the way, shrinking the ray's TMax.
 //
 // Where the AVX2 walks run, its walks are assembly that comes back to Go
-// at each instance and at each leaf with candidates (walkYieldAVX2,
-// occludeYieldAVX2, walkTop, walkTopFirst), answering as its Go loop does
+// at each instance and at each leaf with candidates (beginWalk's first
+// call, which sets the instance's ray up too, then walkYieldAVX2 or
+// occludeYieldAVX2; walkTop, walkTopFirst), answering as its Go loop does
 // (TestYieldWalkGivesTheGoWalksCandidates).
 //
 // A Traversal is reusable and allocates nothing; it is not safe for
@@ -509,52 +510,40 @@ func (tr *Traversal) enter(s *topSlot, testRoot bool) {
 // and the walk's test of its children culls as well (a tenth of the time
 // of the any hit rays through 10k instances was that test, in Go). A
 // BLAS's own rays (BeginBLAS) often miss its box: there the test comes
-// first, with the set-up (setupObjectRay).
+// first, in the call that sets the ray up (beginWalk, setupObjectRay).
 func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags InstanceFlags, org, dir vec.Vec3, testRoot bool) {
 	tr.objOrg, tr.objDir = org, dir
-	began := uint8(beganRefused)
+	began, near := uint8(beganRefused), float32(0)
 	if tr.beginsInAsm(b) {
-		began = tr.beginWalk(b, testRoot)
+		began, near = tr.beginWalk(b, testRoot)
 	}
-	var near float32
-	var ok bool
 	switch began {
 	case beganMissed:
 		return
 	case beganWalk:
 		tr.entered(in, idx, b, flags)
-		tr.yieldWalk, tr.firstWalk = true, false
+		tr.yieldWalk, tr.firstWalk = !tr.first(), tr.first()
 		tr.tookFirstWalk(b)
 		return
-	case beganSetUp: // for the Go walks, its root box hit where tested
-		near = tr.fw.cur.near
-	default:
+	case beganRefused:
+		var ok bool
 		if near, ok = tr.setupObjectRay(b, testRoot); !ok {
 			return // the root box is missed
 		}
 	}
+	// The Go walks: the assembly does not walk b, or the ray's slab
+	// distances are not finite (beganSetUp, its root box hit where tested).
 	tr.entered(in, idx, b, flags)
-	asm := tr.leavesInAsm(b)
-	tr.yieldWalk, tr.firstWalk = asm && !tr.first(), asm && tr.first()
-	if tr.yieldWalk {
-		tr.fw.blasArrays = b.arrays()
-		tr.fw.limit, tr.fw.tMin = min(len(tr.stack)-tr.blasBase, yieldRoom)-wideWidth, tr.ray.TMin
-	}
-	if tr.firstWalk {
-		tr.objWalk.start(b.arrays(), tr.ray.TMin)
-	}
-	if !testRoot && !asm {
-		// The Go walks test the root's box first.
+	tr.yieldWalk, tr.firstWalk = false, false
+	if !testRoot {
+		var ok bool
 		if near, ok = tr.object.hit(&b.nodes[0].bounds, tr.ray.TMin, tr.tMax); !ok {
 			return
 		}
 	}
-	switch {
-	case tr.firstWalk:
-		tr.objWalk.fromRoot()
-	case tr.first():
+	if tr.first() {
 		tr.push(0, tr.ray.TMin) // firstHit's walks keep no distances
-	default:
+	} else {
 		tr.push(0, near)
 	}
 }
@@ -578,36 +567,67 @@ const (
 	beganSetUp   = 3 // the set-up of a ray whose slab distances are not finite, for the Go walks
 )
 
-// beginsInAsm reports whether an instance of b is entered with
-// beginWalk: where leavesInAsm would hold for a finite ray, in the
-// closest-hit order (walkYieldAVX2's).
+// beginsInAsm reports whether an instance of b is entered with beginWalk,
+// whose walks in assembly then take it, nodes and leaves (walkLeaves,
+// walkFirst), where its ray's slab distances are finite: where the AVX2
+// walks run (fusedAVX2 and nodeWalkAsm; not the vector build, which leaves
+// the slab constants unset), over triangles with leaf rows.
 func (tr *Traversal) beginsInAsm(b *BLAS) bool {
-	return fusedAVX2 && nodeWalkAsm && !useSIMD && !tr.first() && b.typ == GeometryTriangles && b.rows != nil
+	return fusedAVX2 && nodeWalkAsm && !useSIMD && b.typ == GeometryTriangles && b.rows != nil
 }
 
 // beginWalk sets the ray placed in b's object space up, tests b's root
 // box where testRoot, and walks to the first leaf with candidates, in one
-// assembly call (beginWalkYieldAVX2): what enterPlaced, descend and
-// walkLeaves did in three, with Go between them (a fifth of the time of
-// an any hit primary ray over the 10k terrain). The walk's stack starts
-// at the current height; tookFirstWalk takes what the walk returns.
-func (tr *Traversal) beginWalk(b *BLAS, testRoot bool) (began uint8) {
-	fw, base := &tr.fw, tr.sp
-	fw.blasArrays = b.arrays()
-	fw.limit, fw.tMin, fw.tMax, fw.cand = min(len(tr.stack)-base, yieldRoom)-wideWidth, tr.ray.TMin, tr.tMax, 0
-	fw.slab, fw.wt, fw.stack, fw.lh = &tr.object.slab, &tr.wt, unsafe.Pointer(&tr.stack[base]), &tr.leafHits
+// assembly call (beginWalkYieldAVX2, or beginOccludeYieldAVX2 with
+// first(), on objWalk): what enterPlaced, descend and walkLeaves or
+// walkFirst did in three, with Go between them. The closest-hit walk's
+// stack starts at the current height; tookFirstWalk takes what the walk
+// returns.
+func (tr *Traversal) beginWalk(b *BLAS, testRoot bool) (began uint8, near float32) {
+	fw := &tr.fw
+	if tr.first() {
+		tr.objWalk.start(b.arrays(), tr.ray.TMin)
+		fw = &tr.objWalk.fw
+		fw.stack = unsafe.Pointer(&tr.objWalk.stack[0])
+	} else {
+		fw.blasArrays = b.arrays()
+		fw.limit, fw.tMin = min(len(tr.stack)-tr.sp, yieldRoom)-wideWidth, tr.ray.TMin
+		fw.stack = unsafe.Pointer(&tr.stack[tr.sp])
+	}
+	fw.tMax, fw.cand = tr.tMax, 0
+	fw.slab, fw.wt, fw.lh = &tr.object.slab, &tr.wt, &tr.leafHits
 	fw.org, fw.dir, fw.box, fw.root = &tr.objOrg, &tr.objDir, &tr.object, nil
 	if testRoot {
 		fw.root = &b.nodes[0].bounds
 	}
-	tr.firstMore = beginWalkYieldAVX2(fw)
-	return fw.began
+	if tr.first() {
+		tr.firstMore = beginOccludeYieldAVX2(fw)
+	} else {
+		tr.firstMore = beginWalkYieldAVX2(fw)
+	}
+	return fw.began, fw.cur.near
 }
 
 // tookFirstWalk takes what beginWalk's walk returned, as descend takes
-// walkLeaves': a leaf with candidates for Next, an inner node for the Go
-// walk, or nothing where the instance's walk is over.
+// walkLeaves' and walkFirst's: a leaf with candidates for Next, an inner
+// node for the Go walk, or nothing where the instance's walk is over.
 func (tr *Traversal) tookFirstWalk(b *BLAS) {
+	if tr.first() {
+		w := &tr.objWalk
+		w.sp = 0
+		switch {
+		case !tr.firstMore:
+			tr.firstWalk = false // the walk is over; descend leaves the instance
+		case isLeafRef(w.fw.cur.node):
+			w.sp = w.fw.sp
+			tr.reachLeafOfWalk(w.fw.cur.node, w.fw.cand)
+		default:
+			w.sp = w.fw.sp
+			w.handOver(tr, w.fw.cur.node)
+			tr.firstWalk = false
+		}
+		return
+	}
 	if !tr.firstMore {
 		return // the walk is over; descend leaves the instance
 	}
@@ -740,6 +760,9 @@ func (tr *Traversal) descend() bool {
 				return false
 			case isLeafRef(ref):
 				tr.enterLeaf(ref)
+				if tr.leafCand != 0 {
+					return true // beginWalk's walk stopped at a leaf with candidates
+				}
 			default:
 				tr.topWalk.handOver(tr, ref)
 				tr.topFirst = false
@@ -881,15 +904,6 @@ func (tr *Traversal) reachLeafOfWalk(ref uint32, cand uint) {
 	}
 	tr.leafFirst, tr.leafEnd = leafRange(ref)
 	tr.leafCand, tr.leafEdge = cand, 0
-}
-
-// leavesInAsm reports whether descend walks the instance of b about to be
-// entered in assembly, nodes and leaves (walkLeaves, walkFirst): where
-// the AVX2 walks run (fusedAVX2 and nodeWalkAsm; not the vector build,
-// which leaves the slab constants unset), for rays whose object-space
-// slab distances are finite, over triangles with leaf rows.
-func (tr *Traversal) leavesInAsm(b *BLAS) bool {
-	return fusedAVX2 && nodeWalkAsm && !useSIMD && tr.object.finite && b.typ == GeometryTriangles && b.rows != nil
 }
 
 // refWalk is a first-hit walk in assembly on a stack of references of its
