@@ -835,6 +835,37 @@ exactmiss: \
 	CMPL         CX, $7 \
 	JNE          bad
 
+// SHEARAXES picks the watertight test's axes for the direction in X1
+// (its magnitude mask in X5): kz the axis of the largest |d| (the first
+// of equal ones), kx and ky from shearTab by the sign of d[kz], in R8,
+// R9 and R10, and shearTab's entry (kx, ky, kz, kz) in X9, storing kx,
+// ky and kz into the watertightRay at off(base). It clobbers AX, CX and
+// X6-X8.
+#define SHEARAXES(off, base) \
+	VANDPS       X5, X1, X6 /* |d| */ \
+	VPERMILPS    $0x55, X6, X7 /* ay */ \
+	VPERMILPS    $0xaa, X6, X8 /* az */ \
+	XORL         R8, R8 \
+	VUCOMISS     X6, X7 \
+	SETHI        R8B /* k1 = ay > ax */ \
+	VMAXSS       X6, X7, X9 \
+	MOVL         $2, R10 \
+	VUCOMISS     X9, X8 \
+	CMOVLLS      R8, R10 /* kz = az > max(ax, ay) ? 2 : k1 */ \
+	VMOVMSKPS    X1, AX \
+	MOVL         R10, CX \
+	BTL          R10, AX /* d[kz] < 0 (d[kz] is not zero) */ \
+	ADCL         CX, CX \
+	SHLL         $4, CX \
+	LEAQ         shearTab<>(SB), AX \
+	ADDQ         CX, AX /* shearTab's entry 2*kz + (d[kz] < 0) */ \
+	MOVL         0(AX), R8 /* kx */ \
+	MOVL         4(AX), R9 /* ky */ \
+	VMOVDQU      (AX), X9 /* kx, ky, kz, kz */ \
+	MOVQ         R8, (off+16)(base) \
+	MOVQ         R9, (off+24)(base) \
+	MOVQ         R10, (off+32)(base)
+
 // RAYPLACE is the rest of RAYSETUP, after RAYINV: the slabRay, the
 // watertightRay and the walk's start.
 #define RAYPLACE \
@@ -863,29 +894,7 @@ exactmiss: \
 	/* watertightRay: kz the axis of the largest |d| (the first of */ \
 	/* equal ones), kx and ky from shearAxes by the sign of d[kz], the */ \
 	/* origin's components in that order and the shear sx, sy, sz. */ \
-	VANDPS       X5, X1, X6  /* |d| */ \
-	VPERMILPS    $0x55, X6, X7 /* ay */ \
-	VPERMILPS    $0xaa, X6, X8 /* az */ \
-	XORL         R8, R8 \
-	VUCOMISS     X6, X7 \
-	SETHI        R8B         /* k1 = ay > ax */ \
-	VMAXSS       X6, X7, X9 \
-	MOVL         $2, R10 \
-	VUCOMISS     X9, X8 \
-	CMOVLLS      R8, R10     /* kz = az > max(ax, ay) ? 2 : k1 */ \
-	VMOVMSKPS    X1, AX \
-	MOVL         R10, CX \
-	BTL          R10, AX     /* d[kz] < 0 (d[kz] is not zero) */ \
-	ADCL         CX, CX \
-	SHLL         $4, CX \
-	LEAQ         shearTab<>(SB), AX \
-	ADDQ         CX, AX      /* shearTab's entry 2*kz + (d[kz] < 0) */ \
-	MOVL         0(AX), R8   /* kx */ \
-	MOVL         4(AX), R9   /* ky */ \
-	VMOVDQU      (AX), X9    /* kx, ky, kz, kz */ \
-	MOVQ         R8, LWT+16(DI) \
-	MOVQ         R9, LWT+24(DI) \
-	MOVQ         R10, LWT+32(DI) \
+	SHEARAXES(LWT, DI) \
 	VPERMILPS    X9, X2, X10 /* ox, oy, oz */ \
 	VPERMILPS    X9, X1, X11 /* d[kx], d[ky], d[kz], d[kz] */ \
 	VBLENDPS     $0xc, X3, X11, X12 /* d[kx], d[ky], 1, 1 */ \
@@ -2856,29 +2865,7 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 tri: \
 	/* watertightRay, as RAYPLACE sets it up. */ \
 	STORE3(X0, 0, SI) \
-	VANDPS       X5, X1, X6 /* |d| */ \
-	VPERMILPS    $0x55, X6, X7 /* ay */ \
-	VPERMILPS    $0xaa, X6, X8 /* az */ \
-	XORL         R8, R8 \
-	VUCOMISS     X6, X7 \
-	SETHI        R8B /* k1 = ay > ax */ \
-	VMAXSS       X6, X7, X9 \
-	MOVL         $2, R10 \
-	VUCOMISS     X9, X8 \
-	CMOVLLS      R8, R10 /* kz = az > max(ax, ay) ? 2 : k1 */ \
-	VMOVMSKPS    X1, AX \
-	MOVL         R10, CX \
-	BTL          R10, AX /* d[kz] < 0 (d[kz] is not zero) */ \
-	ADCL         CX, CX \
-	SHLL         $4, CX \
-	LEAQ         shearTab<>(SB), AX \
-	ADDQ         CX, AX /* shearTab's entry 2*kz + (d[kz] < 0) */ \
-	MOVL         0(AX), R8 /* kx */ \
-	MOVL         4(AX), R9 /* ky */ \
-	VMOVDQU      (AX), X9 /* kx, ky, kz, kz */ \
-	MOVQ         R8, 16(SI) \
-	MOVQ         R9, 24(SI) \
-	MOVQ         R10, 32(SI) \
+	SHEARAXES(0, SI) \
 	SHLQ         $2, R8 \
 	MOVQ         R8, 40(SI) /* kxo */ \
 	SHLQ         $2, R9 \
