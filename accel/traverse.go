@@ -364,7 +364,6 @@ type Traversal struct {
 	// objWalk, while the stack holds nothing above blasBase.
 	yieldWalk, firstWalk bool
 	fw                   fusedWalk
-	firstMore            bool // beginWalk's walk returned an entry
 	objWalk              refWalk
 	// With first(), the top level's walk runs in occludeAVX2 (topFirst,
 	// begin) as topWalk; the stack then holds an instance's entries only.
@@ -513,9 +512,9 @@ func (tr *Traversal) enter(s *topSlot, testRoot bool) {
 // first, in the call that sets the ray up (beginWalk, setupObjectRay).
 func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags InstanceFlags, org, dir vec.Vec3, testRoot bool) {
 	tr.objOrg, tr.objDir = org, dir
-	began, near := uint8(beganRefused), float32(0)
+	began, near, more := uint8(beganRefused), float32(0), false
 	if tr.beginsInAsm(b) {
-		began, near = tr.beginWalk(b, testRoot)
+		began, near, more = tr.beginWalk(b, testRoot)
 	}
 	switch began {
 	case beganMissed:
@@ -523,7 +522,7 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 	case beganWalk:
 		tr.entered(in, idx, b, flags)
 		tr.yieldWalk, tr.firstWalk = !tr.first(), tr.first()
-		tr.tookFirstWalk(b)
+		tr.tookFirstWalk(b, more)
 		return
 	case beganRefused:
 		var ok bool
@@ -583,7 +582,7 @@ func (tr *Traversal) beginsInAsm(b *BLAS) bool {
 // walkFirst did in three, with Go between them. The closest-hit walk's
 // stack starts at the current height; tookFirstWalk takes what the walk
 // returns.
-func (tr *Traversal) beginWalk(b *BLAS, testRoot bool) (began uint8, near float32) {
+func (tr *Traversal) beginWalk(b *BLAS, testRoot bool) (began uint8, near float32, more bool) {
 	fw := &tr.fw
 	if tr.first() {
 		tr.objWalk.start(b.arrays(), tr.ray.TMin)
@@ -601,22 +600,23 @@ func (tr *Traversal) beginWalk(b *BLAS, testRoot bool) (began uint8, near float3
 		fw.root = &b.nodes[0].bounds
 	}
 	if tr.first() {
-		tr.firstMore = beginOccludeYieldAVX2(fw)
+		more = beginOccludeYieldAVX2(fw)
 	} else {
-		tr.firstMore = beginWalkYieldAVX2(fw)
+		more = beginWalkYieldAVX2(fw)
 	}
-	return fw.began, fw.cur.near
+	return fw.began, fw.cur.near, more
 }
 
 // tookFirstWalk takes what beginWalk's walk returned, as descend takes
-// walkLeaves' and walkFirst's: a leaf with candidates for Next, an inner
-// node for the Go walk, or nothing where the instance's walk is over.
-func (tr *Traversal) tookFirstWalk(b *BLAS) {
+// walkLeaves' and walkFirst's: with more, a leaf with candidates for Next
+// or an inner node for the Go walk, else nothing: the instance's walk is
+// over.
+func (tr *Traversal) tookFirstWalk(b *BLAS, more bool) {
 	if tr.first() {
 		w := &tr.objWalk
 		w.sp = 0
 		switch {
-		case !tr.firstMore:
+		case !more:
 			tr.firstWalk = false // the walk is over; descend leaves the instance
 		case isLeafRef(w.fw.cur.node):
 			w.sp = w.fw.sp
@@ -628,7 +628,7 @@ func (tr *Traversal) tookFirstWalk(b *BLAS) {
 		}
 		return
 	}
-	if !tr.firstMore {
+	if !more {
 		return // the walk is over; descend leaves the instance
 	}
 	tr.sp = tr.blasBase + tr.fw.sp
