@@ -144,3 +144,41 @@ func ExampleBLAS_Update() {
 	// after: t=2.5
 	// accel: geometry 0: IndexBuffer: contents differ from the build (index buffer contents may not change)
 }
+
+// Decide every candidate in your own loop, as an any hit shader or a
+// RayQuery does: a non-opaque quad, cut out where an alpha test says so,
+// in front of an opaque one. The walk offers each non-opaque hit as a
+// candidate; a candidate not committed is ignored, and the ray goes on.
+func ExampleTraversal() {
+	square := func(z float32) []vec.Vec3 {
+		return []vec.Vec3{{X: -1, Y: -1, Z: z}, {X: 1, Y: -1, Z: z}, {X: 1, Y: 1, Z: z}, {X: -1, Y: 1, Z: z}}
+	}
+	leaves := accel.TriangleGeometry(square(2), []uint32{0, 1, 2, 0, 2, 3})
+	leaves.Flags &^= accel.GeometryOpaque // its hits are candidates
+	wall := accel.TriangleGeometry(square(5), []uint32{0, 1, 2, 0, 2, 3})
+	blas, err := accel.BuildBLAS([]accel.Geometry{leaves, wall}, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The alpha test: the leaves' triangle 0 (below the diagonal x = y)
+	// is transparent.
+	transparent := func(c *accel.Hit) bool { return c.GeometryIndex == 0 && c.PrimitiveIndex == 0 }
+
+	var tr accel.Traversal
+	for _, o := range []vec.Vec3{{X: 0.5, Y: -0.5}, {X: -0.5, Y: 0.5}} {
+		tr.BeginBLAS(blas, accel.Ray{Origin: o, Direction: vec.V3(0, 0, 1), TMax: 100}, 0)
+		candidates := 0
+		for tr.Next() {
+			candidates++
+			if c := tr.Candidate(); !transparent(c) {
+				tr.Commit()
+			}
+		}
+		h := tr.Committed()
+		fmt.Printf("from (%g, %g): %d candidate, hit geometry %d at t=%g\n", o.X, o.Y, candidates, h.GeometryIndex, h.T)
+	}
+	// Output:
+	// from (0.5, -0.5): 1 candidate, hit geometry 1 at t=5
+	// from (-0.5, 0.5): 1 candidate, hit geometry 0 at t=2
+}
