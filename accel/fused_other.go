@@ -15,25 +15,6 @@ var fusedAVX2 = false
 // haveAVX2 is false off amd64 and in purego builds.
 const haveAVX2 = false
 
-type fusedWalk struct {
-	blasArrays
-	stack        unsafe.Pointer
-	limit, sp    int
-	slab         *slabRay
-	wt           *watertightRay
-	h            *fastHit
-	tMin, tMax   float32
-	cur          stackEntry
-	first, found bool
-	compress     *[256][wideWidth]uint32
-	lh           *leafHits
-	cand         uint
-	org, dir     *vec.Vec3
-	box          *rayBox
-	root         *AABB
-	began        uint8
-}
-
 func walkAVX2(w *fusedWalk) bool    { panic("accel: no AVX2 walk on this architecture") }
 func occludeAVX2(w *fusedWalk) bool { panic("accel: no AVX2 walk on this architecture") }
 func walkYieldAVX2(w *fusedWalk) bool {
