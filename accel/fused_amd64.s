@@ -39,7 +39,8 @@
 // constants, tMin and tMax, 128 spare bytes (the leaf test's t, ev, ew
 // and det were stored there for COMMIT until it took them from their
 // registers; taking the bytes out would renumber every frame built on
-// this one), (WALKSTEPS) the lanes a node test hit, and the exact path's
+// this one; EXOWNS keeps two vertices' refined coordinates in the first
+// 32), (WALKSTEPS) the lanes a node test hit, and the exact path's
 // (LEAFEDGECASE): each lane's t, u and v (times the sign of det) and the
 // sign of det, the lanes it decided and the lanes in use while it runs,
 // the lane it is on and that lane's vertices.
@@ -55,7 +56,7 @@
 #define SZ 224
 #define TMIN 256
 #define TMAX 288
-#define SPARE 320 /* 128 bytes that no step uses (see above) */
+#define SPARE 320 /* 128 bytes: EXOWNS's refined vertices (see above) */
 #define HITV 448
 #define EXT 480
 #define EXU 512
@@ -596,11 +597,66 @@ kept: \
 	JLS      miss \
 owned:
 
+// EXREFINED stores into off(SP) and off+8(SP) watertightRay.refined's
+// float64 x and y of the lane's vertex whose rows start at addr (from AX,
+// the lane's first vertex: (AX), (AX)(R11*1) or (AX)(R11*2)): its float32
+// differences from the origin, as VERTEX1 takes them, less the shear
+// times its z, a product exact in float64, rounded once. It clobbers
+// X12-X14 and AX.
+#define EXREFINED(addr, off) \
+	MOVQ      EXJ(SP), AX \
+	LEAQ      (SI)(AX*4), AX \
+	LEAQ      addr, AX \
+	VMOVSS    (AX)(R10*1), X12 \
+	VSUBSS    OZ(SP), X12, X12 \
+	VCVTSS2SD X12, X12, X12 /* z */ \
+	VMOVSS    (AX)(R8*1), X13 \
+	VSUBSS    OX(SP), X13, X13 \
+	VCVTSS2SD X13, X13, X13 \
+	VMOVSS    SX(SP), X14 \
+	VCVTSS2SD X14, X14, X14 \
+	VMULSD    X12, X14, X14 \
+	VSUBSD    X14, X13, X13 \
+	VMOVSD    X13, off(SP) /* x */ \
+	VMOVSS    (AX)(DX*1), X13 \
+	VSUBSS    OY(SP), X13, X13 \
+	VCVTSS2SD X13, X13, X13 \
+	VMOVSS    SY(SP), X14 \
+	VCVTSS2SD X14, X14, X14 \
+	VMULSD    X12, X14, X14 \
+	VSUBSD    X14, X13, X13 \
+	VMOVSD    X13, (off+8)(SP) /* y */
+
+// EXOWNS goes on at miss unless the edge from the lane's vertex at paddr
+// to the one at qaddr (EXREFINED's addresses; their float32 projections
+// at px, py and qx, qy), on which the exact path puts the ray, owns the
+// ray, as watertightRay.ownsEdge decides: the refined edge function
+// qX*pY - qY*pX (in SPARE's first 32 bytes) where it is not zero (nor
+// NaN), the triangle's side when its sign is det's (R9: det < 0), and
+// else EXTOPLEFT. tl, owned and kept are labels of its own, a distinct
+// triple at each use. It clobbers X12-X14 and AX.
+#define EXOWNS(paddr, qaddr, px, py, qx, qy, tl, owned, kept, miss) \
+	EXREFINED(paddr, SPARE) \
+	EXREFINED(qaddr, SPARE+16) \
+	VMOVSD   SPARE+16(SP), X12 \
+	VMULSD   SPARE+8(SP), X12, X12 /* qX*pY */ \
+	VMOVSD   SPARE+24(SP), X13 \
+	VMULSD   SPARE+0(SP), X13, X13 /* qY*pX */ \
+	VSUBSD   X13, X12, X12 \
+	VUCOMISD X7, X12 \
+	JEQ      tl /* zero or NaN: the top-left rule */ \
+	SETCS    AL /* e < 0 */ \
+	CMPB     AL, R9B \
+	JNE      miss \
+	JMP      owned \
+tl: \
+	EXTOPLEFT(px, py, qx, qy, owned, kept, miss)
+
 // EXACTLANE decides lane EXJ(SP) of the leaf at SI as
 // watertightRay.intersectExact decides it: its vertices as VERTEX1
 // computes them, the edge functions in float64 (EXCROSS), a miss where
 // two have opposite signs or det (their sum) is zero, or where a zero
-// edge function's edge is not the triangle's (EXTOPLEFT), else t =
+// edge function's edge does not own the ray (EXOWNS), else t =
 // float32(tt / det), tt the z's weighted by the edge functions times
 // sz, a hit over (tMin, tMax) whose t, u = float32(ev / det) and v =
 // float32(ew / det), times det's sign, and that sign go to EXT, EXU, EXV
@@ -640,15 +696,15 @@ owned:
 	MOVBQZX  R9B, R9 /* det < 0 */ \
 	VUCOMISD X7, X3 \
 	JNE      exl1 \
-	EXTOPLEFT(EBX, EBY, ECX, ECY, exf1, exk1, miss) \
+	EXOWNS((AX)(R11*1), (AX)(R11*2), EBX, EBY, ECX, ECY, ext1, exf1, exk1, miss) \
 exl1: \
 	VUCOMISD X7, X4 \
 	JNE      exl2 \
-	EXTOPLEFT(ECX, ECY, EAX, EAY, exf2, exk2, miss) \
+	EXOWNS((AX)(R11*2), (AX), ECX, ECY, EAX, EAY, ext2, exf2, exk2, miss) \
 exl2: \
 	VUCOMISD X7, X6 \
 	JNE      exl3 \
-	EXTOPLEFT(EAX, EAY, EBX, EBY, exf3, exk3, miss) \
+	EXOWNS((AX), (AX)(R11*1), EAX, EAY, EBX, EBY, ext3, exf3, exk3, miss) \
 exl3: \
 	VMOVSS    EAZ(SP), X12 \
 	VCVTSS2SD X12, X12, X12 \
@@ -803,7 +859,7 @@ exactmiss: \
 // and X2-X13.
 #define RAYSETUP(bad) \
 	RAYINV \
-	RAYINVFINITE(bad) \
+	RAYINVFINITE(bad, setupfine) \
 	RAYPLACE
 
 // RAYINV sets X4 to the ray's inverse direction (X1), X3 to ones and X5
@@ -819,13 +875,59 @@ exactmiss: \
 	VMOVD        CX, X5 \
 	VBROADCASTSS X5, X5      /* |x| mask */
 
+// DIRMASK sets t1 to the lanes (0-2) of the direction in X1 (the
+// magnitude mask in X5) whose components the watertight test's shear takes
+// as zero, as unshearable (traverse.go) finds them: |d|*2^75*2^75 <=
+// max|d|. It clobbers t2, t3 and CX.
+#define DIRMASK(t1, t2, t3) \
+	VANDPS       X5, X1, t1 /* |d| */ \
+	VPERMILPS    $0xc9, t1, t2 /* |d| in the order y, z, x */ \
+	VMAXPS       t2, t1, t2 \
+	VPERMILPS    $0xd2, t1, t3 /* z, x, y */ \
+	VMAXPS       t3, t2, t2 /* max|d| in lanes 0-2 */ \
+	MOVL         $0x65000000, CX /* 2^75 */ \
+	VMOVD        CX, t3 \
+	VBROADCASTSS t3, t3 \
+	VMULPS       t3, t1, t1 \
+	VMULPS       t3, t1, t1 \
+	VCMPPS       $2, t2, t1, t1 /* |d|*2^150 <= max|d| */ \
+	VINSERTPS    $0x08, t1, t1, t1 /* not lane 3 */
+
+// DIRFLUSH is unshearable for the direction in X1 (lane 3, tMax, left
+// alone) and its inverse in X4: the components DIRMASK finds become zeros
+// of their sign, and their inverses infinities of that sign, 1/d of the
+// zero. The walks that take a finite inverse never see such a ray
+// (RAYINVFINITE, SETUPRAYIN's test); the NaN walks' set-ups flush it. It
+// clobbers t1-t4 and CX.
+#define DIRFLUSH(t1, t2, t3, t4) \
+	DIRMASK(t1, t2, t3) \
+	VANDPS       X5, t1, t4 \
+	VANDNPS      X1, t4, X1 /* flushed to a zero of its sign */ \
+	VANDNPS      X1, X5, t4 /* its sign */ \
+	MOVL         $0x7f800000, CX \
+	VMOVD        CX, t3 \
+	VBROADCASTSS t3, t3 \
+	VORPS        t3, t4, t4 /* an infinity of that sign */ \
+	VBLENDVPS    t1, t4, X4, X4
+
 // RAYINVFINITE goes on at bad unless every component of the inverse
 // direction (X4) is at most maxFiniteInverse, so that the far planes'
 // inverse (times robustScale) is finite too: the node tests' distances
-// could else be NaN (SLAB8NAN's walks take such rays). It clobbers X6, X7
-// and CX.
-#define RAYINVFINITE(bad) \
+// could else be NaN (SLAB8NAN's walks take such rays), and unless no
+// component of the direction (X1) is one the shear takes as zero (DIRMASK),
+// which the NaN walks' set-ups flush (DIRFLUSH); else it goes on at fine,
+// a label of its own at each use. Only a direction component below 2^-22
+// can be such a one (|d|*2^150 >= 2^128, above any max|d|), so an inverse
+// below 2^22 in every component passes at once, in as many instructions
+// as the finite test alone took; DIRMASK on every ray had cost 1.5-3 ns
+// of a ray's 14-18 ns (BenchmarkRayFixedCost). It clobbers X6-X8 and CX.
+#define RAYINVFINITE(bad, fine) \
 	VANDPS       X5, X4, X6 \
+	VCMPPS       $1, two22<>(SB), X6, X7 /* |inv| < 2^22 */ \
+	VMOVMSKPS    X7, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JEQ          fine \
 	MOVL         $0x7f7ffff7, CX /* maxFiniteInverse */ \
 	VMOVD        CX, X7 \
 	VBROADCASTSS X7, X7 \
@@ -833,7 +935,12 @@ exactmiss: \
 	VMOVMSKPS    X6, CX \
 	ANDL         $7, CX \
 	CMPL         CX, $7 \
-	JNE          bad
+	JNE          bad \
+	DIRMASK(X6, X7, X8) \
+	VMOVMSKPS    X6, CX \
+	TESTL        $7, CX \
+	JNZ          bad \
+fine:
 
 // SHEARAXES picks the watertight test's axes for the direction in X1
 // (its magnitude mask in X5): kz the axis of the largest |d| (the first
@@ -1176,7 +1283,7 @@ seek: \
 #define RAYSTARTBY(check, limit, hp) \
 	LANEBASE(RLANE) \
 	RAYINV \
-	check \
+	check(rayfine) \
 	RAYPLACE \
 	LEAQ         wide+0(FP), SI \
 	LANECONSTS(limit) \
@@ -1305,8 +1412,8 @@ rootnode: \
 
 // STARTFINITE and STARTNAN are RAYSTART's and RAYSTARTNAN's checks (the
 // latter with INVCLAMP).
-#define STARTFINITE RAYINVFINITE(nonfinite)
-#define STARTNAN DIRNONZERO(gomust) INVCLAMP
+#define STARTFINITE(fine) RAYINVFINITE(nonfinite, fine)
+#define STARTNAN(fine) DIRNONZERO(gomust) DIRFLUSH(X6, X7, X8, X9) INVCLAMP
 
 // INVCLAMP is inverse (traverse.go) for the NaN walks' set-up: a component
 // of the inverse direction (X4) that is infinite where the direction's
@@ -1335,12 +1442,13 @@ rootnode: \
 // with a zero direction at badray.
 #define LANESETUP \
 	RAYINV \
-	RAYINVFINITE(lanenotfinite) \
+	RAYINVFINITE(lanenotfinite, lanefine) \
 	RAYPLACE
 
 #define LANESETUPNAN \
 	RAYINV \
 	DIRNONZERO(badray) \
+	DIRFLUSH(X6, X7, X8, X9) \
 	INVCLAMP \
 	RAYPLACE
 
@@ -2150,6 +2258,13 @@ GLOBL plusZero<>(SB), RODATA|NOPTR, $16
 DATA robust<>+0(SB)/4, $0x3f800004
 GLOBL robust<>(SB), RODATA|NOPTR, $4
 
+// two22 is 2^22 in four lanes (RAYINVFINITE).
+DATA two22<>+0(SB)/4, $0x4a800000
+DATA two22<>+4(SB)/4, $0x4a800000
+DATA two22<>+8(SB)/4, $0x4a800000
+DATA two22<>+12(SB)/4, $0x4a800000
+GLOBL two22<>(SB), RODATA|NOPTR, $16
+
 // shearTab is shearAxes as 16-byte entries kx, ky, kz, kz (4 bytes each,
 // the origin's and direction's permutation in watertightRay's order),
 // indexed by 2*kz + (d[kz] < 0).
@@ -2471,7 +2586,7 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	VMOVUPS X0, XWORG(SP) \
 	VMOVUPS X1, XWDIR(SP) \
 	RAYINV \
-	check \
+	check(worldfine) \
 	RAYPLACE \
 	MOVQ wide+0(FP), AX \
 	MOVQ AX, 0(DI) \
@@ -2532,7 +2647,7 @@ GLOBL sevens<>(SB), RODATA|NOPTR, $32
 	VINSERTPS $0x30, X6, X1, X1 /* placed direction, tMax */ \
 	MOVQ XBOTDI(SP), DI \
 	RAYINV \
-	check \
+	check(placedfine) \
 	RAYPLACE \
 	MOVQ XBLAS(SP), DX \
 	MOVQ BLASWIDE(DX), AX \
@@ -2753,9 +2868,10 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 
 // SETUPRAYIN is setupRayAVX2's set-up up to its root test, for the ray
 // from the vec.Vec3 at AX along the one at BX into the rayBox at DI: the
-// origin in X0, the direction in X1, zeros in X2, ones in X3, the inverse
-// in X4, the magnitude mask in X5, math.MaxFloat32 in X6, the far planes'
-// inverse in X7, the lanes where the inverse is negative in X8 and the
+// origin in X0, the direction in X1 and the inverse in X4 (both with
+// DIRFLUSH's zeros and infinities), zeros in X2, ones in X3, the
+// magnitude mask in X5, math.MaxFloat32 in X6, the far planes' inverse in
+// X7, the lanes where the inverse is negative in X8 and the
 // near rows in CX, R8 and R9, the rayBox's own fields stored; a ray that
 // is not finite or has a zero direction goes to refuse, nothing stored.
 #define SETUPRAYIN(refuse) \
@@ -2797,7 +2913,15 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	VANDPS       X12, X11, X11 \
 	VANDNPS      X4, X5, X12 /* the sign of 1/d */ \
 	VORPS        X6, X12, X12 \
-	VBLENDVPS    X11, X12, X4, X4 /* inv */ \
+	VBLENDVPS    X11, X12, X4, X4 /* inverse(d) */ \
+	VANDPS       X5, X4, X9 \
+	VCMPPS       $1, two22<>(SB), X9, X9 /* |inv| < 2^22: see RAYINVFINITE */ \
+	VMOVMSKPS    X9, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JEQ          sheared \
+	DIRFLUSH(X9, X10, X11, X12) \
+sheared: \
 	STORE3(X0, 0, DI) \
 	STORE3(X4, 12, DI) \
 	VBROADCASTSS robust<>(SB), X7 \

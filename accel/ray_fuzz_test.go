@@ -100,6 +100,25 @@ func rayFuzzBLASes(t testing.TB) []*BLAS {
 	return blases
 }
 
+// FuzzRayQueries' ray of 2026-11-29 through its terrain: from a point on
+// the plane z = 0.6875 of a leaf box's top (and of the grid line the
+// terrain's triangles share an edge along), nearly straight down y (-3e9),
+// with a z component of 4.4e-39: its shear z/y rounds to zero, so the
+// triangle test ran the ray along the plane and gave it by the top-left
+// rule to primitive 1697 below, at t = 3.9e-12 over (2.5e-12, 6.4e-10),
+// while the slab test took the true slope, had the ray leave 1697's box at
+// t = 0 and culled it: the ray fell through the edge. The slab tests now
+// take such a component as zero too (unshearable).
+func TestRayUnshearableComponent(t *testing.T) {
+	r := Ray{Origin: vec.V3(7.864882e-10, 6.40969e-10, 0.6875), TMin: 2.5037854e-12,
+		Direction: vec.V3(6.40969e-10, -2.955948e9, 4.4253902e-39), TMax: 6.40969e-10}
+	b := rayFuzzBLASes(t)[0]
+	closestAsOracle(t, b, b, []Ray{r})
+	if h, ok := b.Intersect(r, 0); !ok || h.PrimitiveIndex != 1697 || !b.Occluded(r, 0) {
+		t.Fatalf("Intersect %v %+v, Occluded %v: want primitive 1697 hit", ok, h, b.Occluded(r, 0))
+	}
+}
+
 // A direction component that is not zero but subnormal has an inverse
 // that overflows; the walks used to take the ray for one parallel to that
 // axis and cull the boxes it crosses far away (inverse). The ray

@@ -158,6 +158,9 @@ type rayBox struct {
 
 func (r *rayBox) setup(o, d vec.Vec3) {
 	r.org = o
+	if min(abs32(d.X), abs32(d.Y), abs32(d.Z)) < 0x1p-22 { // else nothing to flush (RAYINVFINITE)
+		d = unshearable(d)
+	}
 	r.inv = vec.V3(inverse(d.X), inverse(d.Y), inverse(d.Z))
 	r.invFar = vec.V3(r.inv.X*robustScale, r.inv.Y*robustScale, r.inv.Z*robustScale)
 	r.negX, r.negY, r.negZ = r.inv.X < 0, r.inv.Y < 0, r.inv.Z < 0
@@ -170,6 +173,30 @@ func (r *rayBox) setup(o, d vec.Vec3) {
 	if slabAsm && !useSIMD && r.finite {
 		r.slab.init(r)
 	}
+}
+
+// unshearable returns d with each component that the watertight test's
+// shear takes as zero set to a zero of its sign, for the slab tests: the
+// shear d[kx]/d[kz] of a component whose ratio to the largest one is at
+// most 2^-150 rounds to zero in float32 (exactly: |x|*2^150 <= max|d|,
+// the two products by 2^75 exact or infinite), so the triangle test runs
+// the ray parallel to that axis, and so must the slab test. Where it took
+// the true slope instead, a ray from a point on a box's plane left the box
+// at t = 0 and culled it, while the triangle test, running the ray along
+// that plane, gave it by the top-left rule to a triangle of that box on
+// the edge it shares with one across the plane: FuzzRayQueries found such
+// a ray on 2026-11-29 (TestRayUnshearableComponent). Both tests now run
+// such a ray parallel; it differs from the true one by at most 2^-150 of
+// its length along the dominant axis. The assembly set-ups flush the same
+// components (DIRFLUSH): SETUPRAYIN itself, the one-call queries' and
+// batches' by leaving such a ray to their NaN walks (RAYINVFINITE).
+func unshearable(d vec.Vec3) vec.Vec3 {
+	m := max(abs32(d.X), abs32(d.Y), abs32(d.Z))
+	flush := func(x float32) float32 {
+		keep := uint32(b2u(abs32(x)*0x1p75*0x1p75 > m)) // without a branch: zero components are common
+		return math.Float32frombits(math.Float32bits(x) & (1<<31 | keep*(1<<31-1)))
+	}
+	return vec.V3(flush(d.X), flush(d.Y), flush(d.Z))
 }
 
 // inverse returns 1/x for a slab test's near planes. Where x is not zero
@@ -247,24 +274,20 @@ const maxFiniteInverse = 0x1.ffffeep+127 // float32 bits 0x7f7ffff7
 // the test's error would grow with each box's extent along the ray.
 //
 // Nor does the bound cover the watertight test's shear where it
-// underflows, a known crack left open: a direction component below about
-// 2^-149 of the dominant one (sx or sy, or its product with a vertex's
-// distance along the dominant axis, rounds to zero) makes the triangle
-// test take the ray as parallel to that axis, while the slab test takes
-// the true slope. With the origin exactly on a box's plane and that slope
-// pointing out of the box, the slab test has the ray leave the box at
-// t = 0 and culls it, where the triangle test puts the ray on the edge
-// the box's triangle shares with its neighbour across the plane and gives
-// the ray to that triangle by the top-left rule, so the ray falls through
-// the edge. FuzzRayQueries found one on 2026-11-29 (FuzzRayQueries'
-// terrain BLAS, the ray from (7.864882e-10, 6.40969e-10, 0.6875) along
-// (6.40969e-10, -2.955948e9, 4.4253902e-39) over [2.5037854e-12,
-// 6.40969e-10]: the oracle's hit, primitive 1697 at t = 3.897e-12, lies
-// in a box whose top plane is z = 0.6875). No per-ray rule closes it (a
-// component flushed to zero where its shear is subnormal would let the
-// slab test cull boxes that a ray with coordinates near 2^127 reaches);
-// a slab test that kept a box where either the true slope or none reaches
-// it would, in every walk.
+// underflows: a ray from a point on a box's plane that drifts off it by
+// less than float32's smallest number before it meets a vertex (the
+// vertex's product float32(sx*z) rounds to zero, or sx itself does) is
+// run along the plane by the triangle test, which puts it on an edge in
+// that plane and gives it by the top-left rule to one of the edge's two
+// triangles, while the slab test, with the true slope, has the ray leave
+// the box on one side of the plane at t = 0 and culls it. Where the rule
+// chose that side's triangle, the ray fell through the edge (FuzzRayQueries
+// found one on 2026-11-29: TestRayUnshearableComponent). Two rules close
+// it, neither on the walks' common path: the exact path decides such an
+// edge by its refined function, with the shear's products exact in
+// float64, which has the side the ray runs to (watertightRay.ownsEdge),
+// and where the shear itself rounds to zero the slab tests run the ray
+// parallel to that axis too (unshearable). TestWatertightUnderflowingShearNoGaps.
 const robustScale = 1 + 0x1p-21
 
 // hit returns the entry distance into b over [tMin, tMax]. NaN slab

@@ -59,13 +59,17 @@ func (w *watertightRay) setup(org, dir vec.Vec3) {
 // front facing (clockwise seen from the origin in a left-handed system,
 // before instance flags).
 //
-// Edges: when the origin lies exactly on an edge (an edge function is
-// zero, decided exactly in float64 when float32 gives zero), the edge
-// belongs to the triangle only if it is a "top-left" edge of the
-// projection, with edges oriented so that every triangle winds the same
-// way. Two triangles that share an edge from opposite sides always see that
-// edge with opposite directions, so exactly one owns it; at a shared vertex
-// exactly one triangle of a closed fan owns both of its edges there.
+// Edges: when the ray passes exactly through an edge of the projection
+// (an edge function is zero, decided exactly in float64 when float32
+// gives zero), the edge belongs to the triangle if the ray runs on the
+// triangle's side of it in the refined projection, whose shear products
+// are exact (ownsEdge: it differs only where a product underflowed), and
+// where the ray passes through the edge there too, only if it is a
+// "top-left" edge of the projection, with edges oriented so that every
+// triangle winds the same way. Two triangles that share an edge from
+// opposite sides always see that edge with opposite directions, so
+// exactly one owns it; at a shared vertex exactly one triangle of a closed
+// fan owns both of its edges there.
 //
 // Precision: the edge functions are rounded float32 products of the
 // vertices' sheared coordinates, so their error grows with those
@@ -95,7 +99,7 @@ func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v flo
 	ev := float32(ax*cy) - float32(ay*cx)
 	ew := float32(bx*ay) - float32(by*ax)
 	if eu == 0 || ev == 0 || ew == 0 {
-		return w.intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax)
+		return w.intersectExact(tv, ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax)
 	}
 	// Signs differ: the origin is outside. No edge function is zero here;
 	// a NaN one (overflow) may count either way, as its det and t are NaN
@@ -116,8 +120,9 @@ func (w *watertightRay) intersect(tv *triVerts, tMin, tMax float32) (t, u, v flo
 
 // intersectExact is the float64 path for origins on an edge or vertex:
 // products of float32 values are exact in float64, so the signs of the edge
-// functions, and so the tie-break, are exact.
-func (w *watertightRay) intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax float32) (t, u, v float32, front, ok bool) {
+// functions, and so the tie-break, are exact. An edge function that is
+// zero there too is decided by ownsEdge.
+func (w *watertightRay) intersectExact(tv *triVerts, ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin, tMax float32) (t, u, v float32, front, ok bool) {
 	Ax, Ay, Bx, By, Cx, Cy := float64(ax), float64(ay), float64(bx), float64(by), float64(cx), float64(cy)
 	eu := Cx*By - Cy*Bx
 	ev := Ax*Cy - Ay*Cx
@@ -129,9 +134,9 @@ func (w *watertightRay) intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin,
 	if det == 0 {
 		return // degenerate in projection: never hit
 	}
-	if eu == 0 && !topLeft(bx, by, cx, cy, det) ||
-		ev == 0 && !topLeft(cx, cy, ax, ay, det) ||
-		ew == 0 && !topLeft(ax, ay, bx, by, det) {
+	if eu == 0 && !w.ownsEdge(&tv[1], &tv[2], bx, by, cx, cy, det) ||
+		ev == 0 && !w.ownsEdge(&tv[2], &tv[0], cx, cy, ax, ay, det) ||
+		ew == 0 && !w.ownsEdge(&tv[0], &tv[1], ax, ay, bx, by, det) {
 		return
 	}
 	tt := (eu*float64(aZ) + ev*float64(bZ) + ew*float64(cZ)) * float64(w.sz)
@@ -140,6 +145,49 @@ func (w *watertightRay) intersectExact(ax, ay, bx, by, cx, cy, aZ, bZ, cZ, tMin,
 		return 0, 0, 0, false, false
 	}
 	return t, float32(ev / det), float32(ew / det), det > 0, true
+}
+
+// ownsEdge decides a ray that the exact path puts on the projected edge
+// p->q of a triangle (its edge function qx*py - qy*px zero; det the
+// triangle's): by the edge's refined function where that is not zero, the
+// ray on the triangle's side of the edge when its sign is det's, and else
+// by topLeft on the float32 projections (px, py) of p and (qx, qy) of q.
+//
+// The float32 projection rounds each vertex's shear product,
+// float32(sx*z): where the ray runs so close to a box's plane that the
+// product underflows (its lateral drift along the vertex's distance z
+// below 2^-150), the projection puts the ray on an edge in that plane
+// whatever side it truly runs on, and the top-left rule may give the ray
+// to the triangle on the other side, whose box the slab test has culled:
+// the ray fell through the edge (robustScale;
+// TestWatertightUnderflowingShearNoGaps). The refined function takes each
+// vertex's coordinates in float64 from the same float32 differences and
+// shear, the product exact there, so it has the side the shear says, and
+// it is computed from the edge's two vertices alone, the same way from
+// either of its triangles with the sign flipped for the opposite
+// direction, so that exactly one of two triangles sharing the edge keeps
+// the ray, as the top-left rule's choice is. Only the exact path runs
+// it; EXOWNS is the assembly's.
+func (w *watertightRay) ownsEdge(p, q *vec.Vec3, px, py, qx, qy float32, det float64) bool {
+	pX, pY := w.refined(p)
+	qX, qY := w.refined(q)
+	e := float64(qX*pY) - float64(qY*pX)
+	if e > 0 || e < 0 {
+		return (e > 0) == (det > 0)
+	}
+	return topLeft(px, py, qx, qy, det)
+}
+
+// refined returns vertex v's coordinates in the ray's projection in
+// float64: its float32 differences from the origin, as intersect takes
+// them, less the shear times its distance along the dominant axis, a
+// product exact in float64, rounded once.
+func (w *watertightRay) refined(v *vec.Vec3) (x, y float64) {
+	c := comps(v)
+	z := float64(c[w.kz] - w.oz)
+	x = float64(c[w.kx]-w.ox) - float64(w.sx)*z
+	y = float64(c[w.ky]-w.oy) - float64(w.sy)*z
+	return x, y
 }
 
 // topLeft reports whether the projected edge p->q, oriented as if its

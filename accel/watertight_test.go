@@ -154,3 +154,103 @@ func TestWatertightRandomRaysNoGaps(t *testing.T) {
 		}
 	}
 }
+
+// "Regardless of where in the 32-bit float precision range ray-triangle
+// intersections occur, gaps between triangles sharing edges must never
+// appear" ("Watertightness"), for rays whose drift off a plane is below
+// float32's smallest number: from a point on a grid line of a flat grid
+// (the plane of its boxes' faces) at 2^-30 above it, with a lateral slope
+// that the watertight test's shear products round to zero (2^-125: the
+// vertices' shear product is 2^-155), that its shear itself holds only as
+// a subnormal (2^-140, 1e-44), or that its shear rounds to zero (2^-125
+// and 4.4e-39 against a dominant component of 2^30 and 3e9: unshearable).
+// The slab test cuts the box on the side the ray leaves at t = 0, so only
+// the triangle on the side the ray runs to can take it; the float32 test
+// puts the ray on the edge between them and the top-left rule gave half
+// of these rays to the other one (ownsEdge; the zero shears to whichever
+// the rule says: unshearable runs the slab test parallel too). Every ray
+// must hit exactly one triangle (every candidate counted), every query
+// must agree with the brute-force oracle, and where the shear is not zero
+// the triangle hit must lie on the side the ray runs to.
+func TestWatertightUnderflowingShearNoGaps(t *testing.T) {
+	const n = 16
+	h := float32(0x1p-30)
+	pos, idx := grid(n, 1.0/8, vec.V3(-1, -1, -h))
+	b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, BuildPreferFastTrace)
+	tl := mustTLAS(t, []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}, 0)
+	insts := []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}
+	slopes := []struct {
+		lateral, dominant float32
+		sided             bool // the shear is not zero: the side is the ray's
+	}{
+		{0x1p-125, 1, true}, {0x1p-140, 1, true}, {1e-44, 1, true},
+		{0x1p-125, 0x1p30, false}, {4.4253902e-39, 2.955948e9, false},
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	var rays []Ray
+	sides := map[bool]int{}
+	for k := 1; k < n; k++ {
+		line := -1 + float32(k)/8
+		for _, s := range slopes {
+			for _, sign := range []float32{1, -1} {
+				for _, across := range []bool{false, true} {
+					for _, tMin := range []float32{h / s.dominant * 0x1p-10, 0} {
+						along := float32(rng.Float64()*2 - 1)
+						if k%5 == 0 {
+							along = -1 + float32(rng.IntN(n-1)+1)/8 // a grid vertex
+						}
+						o, d := vec.V3(line, along, 0), vec.V3(sign*s.lateral, 0, -s.dominant)
+						if across {
+							o, d = vec.V3(along, line, 0), vec.V3(0, sign*s.lateral, -s.dominant)
+						}
+						r := Ray{Origin: o, Direction: d, TMin: tMin, TMax: float32(math.Inf(1))}
+						rays = append(rays, r)
+						if c := countHits(b, r); c != 1 {
+							t.Fatalf("ray %+v: %d triangles hit, want 1", r, c)
+						}
+						want, wok := bruteClosest(insts, r, 0xff)
+						got, gok := b.Intersect(r, 0)
+						var to Hit
+						tok := b.IntersectTo(&r, 0, &to)
+						if !wok || !gok || !tok || to != got || !b.Occluded(r, 0) || got.PrimitiveIndex != want.PrimitiveIndex ||
+							math.Float32bits(got.T) != math.Float32bits(want.T) || got.U != want.U || got.V != want.V {
+							t.Fatalf("ray %+v: Intersect %v %+v, IntersectTo %v, oracle %v %+v", r, gok, got, tok, wok, want)
+						}
+						if !s.sided {
+							continue
+						}
+						// The hit triangle's centroid lies on the ray's side of the line.
+						var c float32
+						for _, v := range idx[3*got.PrimitiveIndex : 3*got.PrimitiveIndex+3] {
+							if across {
+								c += pos[v].Y - line
+							} else {
+								c += pos[v].X - line
+							}
+						}
+						if (c > 0) != (sign > 0) {
+							t.Fatalf("ray %+v: hit triangle %d lies on the other side of the line", r, got.PrimitiveIndex)
+						}
+						sides[sign > 0]++
+					}
+				}
+			}
+		}
+	}
+	if sides[true] < 100 || sides[false] < 100 {
+		t.Fatalf("sides checked %v: too few", sides)
+	}
+	hits := make([]Hit, len(rays))
+	found := make([]bool, len(rays))
+	if err := b.IntersectBatch(rays, 0, hits, found); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rays {
+		if h, ok := b.Intersect(r, 0); !found[i] || hits[i] != h || !ok {
+			t.Fatalf("ray %+v: batch %v %+v, alone %v %+v", r, found[i], hits[i], ok, h)
+		}
+	}
+	if got := checkTLASQueries(t, "one instance", tl, rays); got != len(rays) {
+		t.Fatalf("%d of %d rays hit through the TLAS", got, len(rays))
+	}
+}
