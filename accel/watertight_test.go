@@ -254,3 +254,52 @@ func TestWatertightUnderflowingShearNoGaps(t *testing.T) {
 		t.Fatalf("%d of %d rays hit through the TLAS", got, len(rays))
 	}
 }
+
+// "Watertightness" and "only one of the incident triangles", for random
+// rays of the kind TestWatertightUnderflowingShearNoGaps aims: from grid
+// vertices and grid lines of flat grids at 2^-60 to 1 below the origin
+// (and from the centre of a closed fan), each lateral component zero or
+// as small as float32 goes, either sign, against dominant components of
+// 1e-10 to 3e9, over (0, +Inf) or from a tMin just short of the grid. A
+// ray from a grid vertex meets two edge functions of zero, each decided
+// by its refined function or the top-left rule. Every ray must hit the
+// grid exactly once (every candidate counted), the fan at most once, and
+// every query must agree with the oracle. (At d1aa26c, before ownsEdge
+// and unshearable, 3810 of 80000 such rays failed.)
+func TestWatertightTinySlopesNoGapsNoDoubles(t *testing.T) {
+	const n = 16
+	rng := rand.New(rand.NewPCG(7, 8))
+	slopes := []float32{0, 0x1p-125, 0x1p-140, 1e-44, 0x1p-100, 1e-30, 0x1p-149, 1e-20}
+	for trial, h := range []float32{0x1p-30, 0x1p-10, 1, 0x1p-60} {
+		pos, idx := grid(n, 1.0/8, vec.V3(-1, -1, -h))
+		closed := trial != 3 // the grid covers every ray; the fan, not flat, may be missed
+		if !closed {
+			pos, idx = fan(7, vec.V3(0.3, -0.2, -h), 0.5)
+		}
+		b := mustBLAS(t, []Geometry{TriangleGeometry(pos, idx)}, BuildPreferFastTrace)
+		insts := []Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: b}}
+		for i := range 6000 {
+			o := vec.V3(-1+float32(rng.IntN(n-1)+1)/8, -1+float32(rng.IntN(n-1)+1)/8, 0)
+			if i%3 == 0 {
+				o.Y = float32(rng.Float64()*1.6 - 0.8) // on a grid line only
+			}
+			if !closed {
+				o = vec.V3(0.3, -0.2, 0)
+				if i%2 == 0 {
+					o.X += float32(rng.Float64()-0.5) * 0.2
+				}
+			}
+			sign := func() float32 { return float32(1 - 2*rng.IntN(2)) }
+			dominant := []float32{1, 0x1p30, 3e9, 1e-10}[rng.IntN(4)]
+			d := vec.V3(sign()*slopes[rng.IntN(len(slopes))], sign()*slopes[rng.IntN(len(slopes))], -dominant)
+			r := Ray{Origin: o, Direction: d, TMin: h / dominant * []float32{0, 0x1p-10, 0x1p-30}[rng.IntN(3)], TMax: float32(math.Inf(1))}
+			c := countHits(b, r)
+			want, wok := bruteClosest(insts, r, 0xff)
+			got, gok := b.Intersect(r, 0)
+			if closed && (c != 1 || !wok) || c > 1 || (c == 1) != wok || gok != wok ||
+				got.PrimitiveIndex != want.PrimitiveIndex || b.Occluded(r, 0) != wok {
+				t.Fatalf("h %g ray %+v: %d triangles hit; Intersect %v %d, oracle %v %d", h, r, c, gok, got.PrimitiveIndex, wok, want.PrimitiveIndex)
+			}
+		}
+	}
+}
