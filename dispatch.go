@@ -251,6 +251,9 @@ type worker struct {
 	seq   uint32
 	// coherence is non-nil with DispatchOptions.CoherenceStats.
 	coherence *coherenceRecorder
+	// payloads holds TraceRay's copies of its callers' payloads, one per
+	// recursion depth (payloadCopy).
+	payloads [MaxDeclarableRecursionDepth + 1]any
 }
 
 func newWorker(d *dispatch) *worker {

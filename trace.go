@@ -17,20 +17,49 @@ import (
 //
 // TraceRay is HitObjectTraceRay followed by Invoke; both paths share one
 // implementation, so they give identical results.
+//
+// The shaders work on the worker's copy of *payload, which TraceRay copies
+// back when they are done: the payload is "an inout argument in the
+// TraceRay() call" ("Ray payload structure"), and the caller's variable then stays where the caller put
+// it (on its stack), where passing its address into the shaders' calls
+// made every payload escape to the heap, an allocation per ray
+// (BenchmarkPipelineOverhead: 65544 allocations for 65536 rays).
 func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) {
 	c.needIntrinsic(stagesTrace, "TraceRay")
 	pt := TypeOf[P]()
+	own := payloadCopy[P](c)
+	*own = *payload
 	var h HitObject
+	invoke := true
 	if c.traceSkipsHits(tlas, flags) {
 		// Only whether the ray hits can show (a miss runs the miss
 		// shader, a hit runs nothing): the occlusion query answers that.
-		if c.occludedHitObject(&h, tlas, flags, instanceInclusionMask, missIndex, ray) {
-			return
-		}
+		invoke = !c.occludedHitObject(&h, tlas, flags, instanceInclusionMask, missIndex, ray)
 	} else {
-		c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), pt)
+		c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(own), pt)
 	}
-	c.invokeHitObject(&h, unsafe.Pointer(payload), pt)
+	if invoke {
+		c.invokeHitObject(&h, unsafe.Pointer(own), pt)
+	}
+	*payload = *own
+}
+
+// payloadCopy returns the worker's payload of type P for a TraceRay made
+// at c's recursion depth, allocated at the first such trace. One per depth
+// is enough: a trace's shaders run to their end before the trace returns,
+// and only the traces they make (a depth further) run meanwhile, since
+// only the fused forms (TraceReorderExecute), which keep their payloads,
+// suspend a ray generation shader between tracing and invoking. A depth
+// beyond the pipeline's limit shares the last one; its trace fails
+// (ErrRecursionLimit) before a shader runs.
+func payloadCopy[P any](c *Context) *P {
+	slot := &c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)]
+	p, ok := (*slot).(*P)
+	if !ok {
+		p = new(P)
+		*slot = p
+	}
+	return p
 }
 
 // traceSkipsHits reports whether TraceRay's hit, if any, is unobservable:

@@ -1,0 +1,119 @@
+package raypipe
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/raypipe/raypipe/accel"
+	"github.com/raypipe/raypipe/vec"
+)
+
+// The payload is "an inout argument in the TraceRay() call, and an inout
+// parameter in the shader types that may access the ray payload" ("Ray
+// payload structure"): what the caller put in reaches every shader of
+// the trace, what they leave comes back, through recursion (a closest hit
+// and a miss shader tracing with their own payload, of the same type), any
+// hit shaders and the occlusion form (RAY_FLAG_SKIP_CLOSEST_HIT_SHADER on
+// opaque triangles, where only a miss shader can run).
+func TestTraceRayPayloadIsInOut(t *testing.T) {
+	type pl struct {
+		In, Out, AnyHits uint32
+		Path             string // the shaders run, in order, with their depth
+	}
+	tl := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 0), nil)), vec.Identity3x4, 0))
+	nonOpaque := mustTLAS(t, place(mustBLAS(t, 0, accel.Geometry{Type: accel.GeometryTriangles, Triangles: accel.TriangleGeometry(quad(1, 0), nil).Triangles}), vec.Identity3x4, 0))
+	const w = 8
+	got := make([]pl, w)
+	trace := func(c *Context, tl *accel.TLAS, flags accel.RayFlags, x float32, p *pl) {
+		TraceRay(c, tl, flags, 0xff, 0, 0, 0, rayAt(x, 0), p)
+	}
+	r := newRig(t, 3, []Shader{
+		RayGeneration("rg", func(c *Context) {
+			i := c.DispatchRaysIndex()[0]
+			p := pl{In: 100 + i}
+			switch i % 4 {
+			case 0: // hits: closest hit at depth 1, which traces again
+				trace(c, tl, 0, 0, &p)
+			case 1: // misses: the miss shader at depth 1, which traces again
+				trace(c, tl, 0, 5, &p)
+			case 2: // any hit shaders, then the closest hit
+				trace(c, nonOpaque, 0, 0, &p)
+			case 3: // the occlusion form: a miss only
+				trace(c, tl, accel.RayFlagSkipClosestHitShader, 5, &p)
+			}
+			got[i] = p
+		}),
+		ClosestHit("chs", func(c *Context, p *pl, _ *attrs) {
+			p.Path += fmt.Sprintf("chs%d(%d) ", c.depth, p.In)
+			if c.depth < 2 {
+				q := pl{In: p.In + 1000}
+				trace(c, tl, 0, 0, &q) // a payload of the same type, a depth further
+				p.Out += q.Out
+				p.Path += "[" + q.Path + "] "
+			}
+			p.Out += 2 * p.In
+		}),
+		Miss("ms", func(c *Context, p *pl) {
+			p.Path += fmt.Sprintf("ms%d(%d) ", c.depth, p.In)
+			if c.depth < 2 {
+				q := pl{In: p.In + 1000}
+				trace(c, tl, 0, 5, &q)
+				p.Out += q.Out
+			}
+			p.Out += 3 * p.In
+		}),
+		AnyHit("ahs", func(c *Context, p *pl, _ *attrs) { p.AnyHits++ }),
+	}, []HitGroup{{Name: "hg", ClosestHit: "chs", AnyHit: "ahs"}})
+	r.hit, r.miss = r.table("hg"), r.table("ms")
+	r.mustDispatch("rg", w, 1, &DispatchOptions{Workers: 1})
+	for i, p := range got {
+		in := uint32(100 + i)
+		var want pl
+		switch i % 4 {
+		case 0:
+			want = pl{In: in, Out: 2*(in+1000) + 2*in, Path: fmt.Sprintf("chs1(%d) [chs2(%d) ] ", in, in+1000)}
+		case 1:
+			want = pl{In: in, Out: 3*(in+1000) + 3*in, Path: fmt.Sprintf("ms1(%d) ", in)}
+		case 2:
+			want = pl{In: in, Out: 2*(in+1000) + 2*in, AnyHits: 1, Path: fmt.Sprintf("chs1(%d) [chs2(%d) ] ", in, in+1000)}
+		case 3:
+			want = pl{In: in, Out: 3*(in+1000) + 3*in, Path: fmt.Sprintf("ms1(%d) ", in)}
+		}
+		if p != want {
+			t.Errorf("launch %d: payload %+v, want %+v", i, p, want)
+		}
+	}
+}
+
+// TraceRay's payload stays on its caller's stack: a dispatch allocates no
+// more for 4096 rays than for 64 (it had allocated once a ray, the payload
+// escaping through the shaders' calls).
+func TestTraceRayAllocatesNothingPerRay(t *testing.T) {
+	type pl struct{ T float32 }
+	tl := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 0), nil)), vec.Identity3x4, 0))
+	r := newRig(t, 1, []Shader{
+		RayGeneration("rg", func(c *Context) {
+			var p pl
+			TraceRay(c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), &p)
+			if p.T != 10 {
+				c.fail(fmt.Errorf("payload T %g, want 10", p.T))
+			}
+		}),
+		ClosestHit("chs", func(c *Context, p *pl, _ *attrs) { p.T = c.RayTCurrent() }),
+	}, []HitGroup{{Name: "hg", ClosestHit: "chs"}})
+	r.hit, r.miss = r.table("hg"), r.table("")
+	allocs := func(n uint32) float64 {
+		desc := DispatchRaysDesc{RayGeneration: r.table("rg"), HitGroup: r.hit, Miss: r.miss, Width: n, Height: 1}
+		opt := &DispatchOptions{Workers: 1}
+		return testing.AllocsPerRun(5, func() {
+			if _, err := r.p.DispatchRays(context.Background(), desc, opt); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	few, many := allocs(64), allocs(4096)
+	if many > few+4 {
+		t.Fatalf("a dispatch of 64 rays allocates %v times, of 4096 rays %v", few, many)
+	}
+}
