@@ -610,22 +610,21 @@ owned:
 	VMOVSS    (AX)(R10*1), X12 \
 	VSUBSS    OZ(SP), X12, X12 \
 	VCVTSS2SD X12, X12, X12 /* z */ \
-	VMOVSS    (AX)(R8*1), X13 \
-	VSUBSS    OX(SP), X13, X13 \
+	EXREFAXIS(R8, OX, SX, off) \
+	EXREFAXIS(DX, OY, SY, off+8)
+
+// EXREFAXIS is EXREFINED's coordinate on the axis whose row offset is in
+// row (origin component at o, shear at s, both frame broadcasts), z in
+// X12, stored at dst(SP). It clobbers X13 and X14.
+#define EXREFAXIS(row, o, s, dst) \
+	VMOVSS    (AX)(row*1), X13 \
+	VSUBSS    o(SP), X13, X13 \
 	VCVTSS2SD X13, X13, X13 \
-	VMOVSS    SX(SP), X14 \
+	VMOVSS    s(SP), X14 \
 	VCVTSS2SD X14, X14, X14 \
 	VMULSD    X12, X14, X14 \
 	VSUBSD    X14, X13, X13 \
-	VMOVSD    X13, off(SP) /* x */ \
-	VMOVSS    (AX)(DX*1), X13 \
-	VSUBSS    OY(SP), X13, X13 \
-	VCVTSS2SD X13, X13, X13 \
-	VMOVSS    SY(SP), X14 \
-	VCVTSS2SD X14, X14, X14 \
-	VMULSD    X12, X14, X14 \
-	VSUBSD    X14, X13, X13 \
-	VMOVSD    X13, (off+8)(SP) /* y */
+	VMOVSD    X13, dst(SP)
 
 // EXOWNS goes on at miss unless the edge from the lane's vertex at paddr
 // to the one at qaddr (EXREFINED's addresses; their float32 projections
