@@ -50,8 +50,11 @@ type HitObject struct {
 // called at the maximum recursion depth.
 func HitObjectTraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) HitObject {
 	c.needIntrinsic(stagesTrace, "HitObject::TraceRay")
+	own := payloadCopy[P](c) // as TraceRay's: the payload stays where the caller put it
+	*own = *payload
 	var h HitObject
-	c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(payload), TypeOf[P]())
+	c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(own), TypeOf[P]())
+	*payload = *own
 	return h
 }
 
@@ -182,7 +185,10 @@ func (c *Context) recordHit(tlas *accel.TLAS, inst, prim, geom int, hitKind uint
 // shaders. P may differ from the payload type used to trace h.
 func Invoke[P any](c *Context, h HitObject, payload *P) {
 	c.needIntrinsic(stagesTrace, "HitObject::Invoke")
-	c.invokeHitObject(&h, unsafe.Pointer(payload), TypeOf[P]())
+	own := payloadCopy[P](c) // as TraceRay's: the payload stays where the caller put it
+	*own = *payload
+	c.invokeHitObject(&h, unsafe.Pointer(own), TypeOf[P]())
+	*payload = *own
 }
 
 func (c *Context) invokeHitObject(h *HitObject, payload unsafe.Pointer, pt *TypeDesc) {

@@ -3,6 +3,7 @@ package raypipe
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/raypipe/raypipe/accel"
@@ -86,34 +87,107 @@ func TestTraceRayPayloadIsInOut(t *testing.T) {
 	}
 }
 
-// TraceRay's payload stays on its caller's stack: a dispatch allocates no
-// more for 4096 rays than for 64 (it had allocated once a ray, the payload
-// escaping through the shaders' calls).
+// TraceRay's payload stays on its caller's stack, and so does the one
+// HitObjectTraceRay and Invoke take: a dispatch allocates no more for 4096
+// rays than for 64 (each had allocated once a ray, the payload escaping
+// through the shaders' calls).
 func TestTraceRayAllocatesNothingPerRay(t *testing.T) {
 	type pl struct{ T float32 }
 	tl := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 0), nil)), vec.Identity3x4, 0))
+	check := func(c *Context, p pl) {
+		if p.T != 10 {
+			c.fail(fmt.Errorf("payload T %g, want 10", p.T))
+		}
+	}
 	r := newRig(t, 1, []Shader{
-		RayGeneration("rg", func(c *Context) {
+		RayGeneration("trace", func(c *Context) {
 			var p pl
 			TraceRay(c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), &p)
-			if p.T != 10 {
-				c.fail(fmt.Errorf("payload T %g, want 10", p.T))
-			}
+			check(c, p)
+		}),
+		RayGeneration("hitobject", func(c *Context) {
+			var p pl
+			h := HitObjectTraceRay(c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), &p)
+			Invoke(c, h, &p)
+			check(c, p)
 		}),
 		ClosestHit("chs", func(c *Context, p *pl, _ *attrs) { p.T = c.RayTCurrent() }),
 	}, []HitGroup{{Name: "hg", ClosestHit: "chs"}})
 	r.hit, r.miss = r.table("hg"), r.table("")
-	allocs := func(n uint32) float64 {
-		desc := DispatchRaysDesc{RayGeneration: r.table("rg"), HitGroup: r.hit, Miss: r.miss, Width: n, Height: 1}
-		opt := &DispatchOptions{Workers: 1}
-		return testing.AllocsPerRun(5, func() {
-			if _, err := r.p.DispatchRays(context.Background(), desc, opt); err != nil {
-				t.Fatal(err)
-			}
-		})
+	for _, rg := range []string{"trace", "hitobject"} {
+		allocs := func(n uint32) float64 {
+			desc := DispatchRaysDesc{RayGeneration: r.table(rg), HitGroup: r.hit, Miss: r.miss, Width: n, Height: 1}
+			opt := &DispatchOptions{Workers: 1}
+			return testing.AllocsPerRun(5, func() {
+				if _, err := r.p.DispatchRays(context.Background(), desc, opt); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		if few, many := allocs(64), allocs(4096); many > few+4 {
+			t.Errorf("%s: a dispatch of 64 rays allocates %v times, of 4096 rays %v", rg, few, many)
+		}
 	}
-	few, many := allocs(64), allocs(4096)
-	if many > few+4 {
-		t.Fatalf("a dispatch of 64 rays allocates %v times, of 4096 rays %v", few, many)
+}
+
+// HitObjectTraceRay and Invoke take the payload as TraceRay does (in and
+// out), also when reordering suspends each ray generation shader between
+// them and runs the others meanwhile (ReorderOn, a window holding every
+// launch): each launch's any hit shaders see its own payload, the closest
+// hit shader sees what the any hit shaders and the ray generation shader
+// left in it after the reorder point, and the fused TraceReorderExecute
+// gives the same.
+func TestHitObjectPayloadsStayTheirOwnAcrossReorderPoints(t *testing.T) {
+	type pl struct{ In, AnyHits, Seen, AfterReorder, Out uint32 }
+	nonOpaque := mustTLAS(t, place(mustBLAS(t, 0, accel.Geometry{Type: accel.GeometryTriangles, Triangles: accel.TriangleGeometry(quad(1, 0), nil).Triangles}), vec.Identity3x4, 0))
+	const w = 64
+	for _, reorder := range []ReorderMode{ReorderOff, ReorderOn} {
+		for _, fused := range []bool{false, true} {
+			got := make([]pl, w)
+			var events []uint32 // launch indices: any hit shaders' as i, closest hits' as w+i
+			r := newRig(t, 2, []Shader{
+				RayGeneration("rg", func(c *Context) {
+					i := c.DispatchRaysIndex()[0]
+					p := pl{In: 100 + i}
+					ray := rayAt(float32(i%8)/8-0.5, 0) // hits, in a different order than launches
+					if fused {
+						TraceReorderExecute(c, nonOpaque, 0, 0xff, 0, 0, 0, ray, &p)
+					} else {
+						h := HitObjectTraceRay(c, nonOpaque, 0, 0xff, 0, 0, 0, ray, &p)
+						ReorderThreadHitHint(c, h, (w-i)%16, 4)
+						p.AfterReorder = p.In + 7
+						Invoke(c, h, &p)
+					}
+					got[i] = p
+				}),
+				AnyHit("ahs", func(c *Context, p *pl, _ *attrs) {
+					p.AnyHits++
+					p.Seen = p.In
+					events = append(events, c.DispatchRaysIndex()[0])
+				}),
+				ClosestHit("chs", func(c *Context, p *pl, _ *attrs) {
+					p.Out = 2*p.In + p.AnyHits + p.AfterReorder
+					events = append(events, w+c.DispatchRaysIndex()[0])
+				}),
+			}, []HitGroup{{Name: "hg", ClosestHit: "chs", AnyHit: "ahs"}})
+			r.hit, r.miss = r.table("hg"), r.table("")
+			r.mustDispatch("rg", w, 1, &DispatchOptions{Workers: 1, Reorder: reorder, Window: w})
+			for i, p := range got {
+				in := uint32(100 + i)
+				want := pl{In: in, AnyHits: 1, Seen: in}
+				if !fused {
+					want.AfterReorder = in + 7
+				}
+				want.Out = 2*in + 1 + want.AfterReorder
+				if p != want {
+					t.Fatalf("reorder %v fused %v launch %d: payload %+v, want %+v", reorder, fused, i, p, want)
+				}
+			}
+			// Under reordering other launches trace between a launch's
+			// trace and its invocation (else this test would not test it).
+			if between := slices.Index(events, w) - slices.Index(events, 0) - 1; reorder == ReorderOn && between < w/2 {
+				t.Fatalf("fused %v: %d shaders ran between launch 0's any hit and closest hit shaders", fused, between)
+			}
+		}
 	}
 }

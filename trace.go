@@ -44,14 +44,16 @@ func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanc
 	*payload = *own
 }
 
-// payloadCopy returns the worker's payload of type P for a TraceRay made
-// at c's recursion depth, allocated at the first such trace. One per depth
-// is enough: a trace's shaders run to their end before the trace returns,
-// and only the traces they make (a depth further) run meanwhile, since
-// only the fused forms (TraceReorderExecute), which keep their payloads,
-// suspend a ray generation shader between tracing and invoking. A depth
-// beyond the pipeline's limit shares the last one; its trace fails
-// (ErrRecursionLimit) before a shader runs.
+// payloadCopy returns the worker's payload of type P for a TraceRay,
+// HitObjectTraceRay or Invoke made at c's recursion depth, allocated at
+// the first such call. One per depth is enough: the shaders such a call
+// runs finish before it returns, and only the calls they make (a depth
+// further) run meanwhile. A ray generation shader suspends only at a
+// reorder point (ReorderThread, and the fused forms' between their trace
+// and their Invoke), outside those calls, so the invocations that run
+// while it waits may take the same copy. A depth beyond the pipeline's
+// limit shares the last one; its call fails (ErrRecursionLimit) before a
+// shader runs.
 func payloadCopy[P any](c *Context) *P {
 	slot := &c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)]
 	p, ok := (*slot).(*P)
