@@ -254,6 +254,9 @@ type worker struct {
 	// payloads holds TraceRay's copies of its callers' payloads, one per
 	// recursion depth (payloadCopy).
 	payloads [MaxDeclarableRecursionDepth + 1]any
+	// params holds CallShader's copies of its callers' parameters, one
+	// per callable nesting (paramCopy).
+	params [MaxCallableNesting + 1]any
 }
 
 func newWorker(d *dispatch) *worker {

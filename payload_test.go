@@ -87,10 +87,10 @@ func TestTraceRayPayloadIsInOut(t *testing.T) {
 	}
 }
 
-// TraceRay's payload stays on its caller's stack, and so does the one
-// HitObjectTraceRay and Invoke take: a dispatch allocates no more for 4096
-// rays than for 64 (each had allocated once a ray, the payload escaping
-// through the shaders' calls).
+// TraceRay's payload stays on its caller's stack, and so do the ones
+// HitObjectTraceRay and Invoke take and CallShader's parameter: a dispatch
+// allocates no more for 4096 rays (or calls) than for 64 (each had
+// allocated once a call, the payload escaping through the shaders' calls).
 func TestTraceRayAllocatesNothingPerRay(t *testing.T) {
 	type pl struct{ T float32 }
 	tl := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 0), nil)), vec.Identity3x4, 0))
@@ -111,12 +111,18 @@ func TestTraceRayAllocatesNothingPerRay(t *testing.T) {
 			Invoke(c, h, &p)
 			check(c, p)
 		}),
+		RayGeneration("call", func(c *Context) {
+			p := pl{T: 5}
+			CallShader(c, 0, &p)
+			check(c, p)
+		}),
 		ClosestHit("chs", func(c *Context, p *pl, _ *attrs) { p.T = c.RayTCurrent() }),
+		Callable("double", func(c *Context, p *pl) { p.T *= 2 }),
 	}, []HitGroup{{Name: "hg", ClosestHit: "chs"}})
-	r.hit, r.miss = r.table("hg"), r.table("")
-	for _, rg := range []string{"trace", "hitobject"} {
+	r.hit, r.miss, r.callable = r.table("hg"), r.table(""), r.table("double")
+	for _, rg := range []string{"trace", "hitobject", "call"} {
 		allocs := func(n uint32) float64 {
-			desc := DispatchRaysDesc{RayGeneration: r.table(rg), HitGroup: r.hit, Miss: r.miss, Width: n, Height: 1}
+			desc := DispatchRaysDesc{RayGeneration: r.table(rg), HitGroup: r.hit, Miss: r.miss, Callable: r.callable, Width: n, Height: 1}
 			opt := &DispatchOptions{Workers: 1}
 			return testing.AllocsPerRun(5, func() {
 				if _, err := r.p.DispatchRays(context.Background(), desc, opt); err != nil {
@@ -188,6 +194,57 @@ func TestHitObjectPayloadsStayTheirOwnAcrossReorderPoints(t *testing.T) {
 			if between := slices.Index(events, w) - slices.Index(events, 0) - 1; reorder == ReorderOn && between < w/2 {
 				t.Fatalf("fused %v: %d shaders ran between launch 0's any hit and closest hit shaders", fused, between)
 			}
+		}
+	}
+}
+
+// The callable parameter is "an inout argument in the CallShader() call,
+// and an inout parameter for the callable shader" ("Call parameter
+// structure"): what the caller put in reaches the callable shader and what
+// it leaves comes back, through callables calling callables with their own
+// parameter of the same type, from ray generation and closest hit shaders.
+func TestCallShaderParameterIsInOut(t *testing.T) {
+	type param struct{ In, Out, Depth uint32 }
+	tl := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 0), nil)), vec.Identity3x4, 0))
+	const w = 6
+	got := make([]param, w)
+	r := newRig(t, 2, []Shader{
+		RayGeneration("rg", func(c *Context) {
+			i := c.DispatchRaysIndex()[0]
+			if i%2 == 0 {
+				p := param{In: 10 + i}
+				CallShader(c, 0, &p)
+				got[i] = p
+				return
+			}
+			var p param
+			TraceRay(c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), &p) // the closest hit calls
+			got[i] = p
+		}),
+		ClosestHit("chs", func(c *Context, p *param, _ *attrs) {
+			q := param{In: 10 + c.DispatchRaysIndex()[0]}
+			CallShader(c, 0, &q)
+			*p = q
+		}),
+		Callable("nest", func(c *Context, p *param) {
+			p.Depth = uint32(c.calls)
+			if c.calls < 3 {
+				q := param{In: p.In * 10}
+				CallShader(c, 0, &q) // a parameter of the same type, a nesting further
+				p.Out = q.Out + 1
+				return
+			}
+			p.Out = p.In
+		}),
+	}, []HitGroup{{Name: "hg", ClosestHit: "chs"}})
+	r.hit, r.miss, r.callable = r.table("hg"), r.table(""), r.table("nest")
+	r.mustDispatch("rg", w, 1, &DispatchOptions{Workers: 1})
+	for i, p := range got {
+		in := uint32(10 + i)
+		// Three nestings: In, 10*In, 100*In; the innermost returns its In,
+		// each one out adds 1.
+		if want := (param{In: in, Out: 100*in + 2, Depth: 1}); p != want {
+			t.Errorf("launch %d: parameter %+v, want %+v", i, p, want)
 		}
 	}
 }

@@ -423,5 +423,25 @@ func CallShader[P any](c *Context, index uint32, param *P) {
 	cc := w.nested()
 	defer w.release()
 	*cc = Context{w: w, launch: c.launch, stage: KindCallable, shader: s, depth: c.depth, calls: c.calls + 1, args: args, rg: c.rg}
-	w.invoke(c, cc, s, unsafe.Pointer(param), nil)
+	own := paramCopy[P](c) // as TraceRay's payload: param stays where the caller put it
+	*own = *param
+	w.invoke(c, cc, s, unsafe.Pointer(own), nil)
+	*param = *own
+}
+
+// paramCopy returns the worker's parameter of type P for a CallShader
+// made at c's callable nesting, allocated at the first such call: the
+// callable parameter is "an inout argument in the CallShader() call"
+// ("Call parameter structure"), and passed by address it escaped to
+// the heap once a call. One per nesting is enough: callable shaders
+// neither trace rays nor reach a reorder point, so while one runs, the
+// only CallShader calls made are its own, a nesting further.
+func paramCopy[P any](c *Context) *P {
+	slot := &c.w.params[min(c.calls, MaxCallableNesting)]
+	p, ok := (*slot).(*P)
+	if !ok {
+		p = new(P)
+		*slot = p
+	}
+	return p
 }
