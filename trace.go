@@ -55,7 +55,12 @@ func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanc
 // limit shares the last one; its call fails (ErrRecursionLimit) before a
 // shader runs.
 func payloadCopy[P any](c *Context) *P {
-	slot := &c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)]
+	return slotValue[P](&c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)])
+}
+
+// slotValue returns the *P in slot, first putting a new one there if it
+// holds none (or another type's).
+func slotValue[P any](slot *any) *P {
 	p, ok := (*slot).(*P)
 	if !ok {
 		p = new(P)
@@ -437,11 +442,5 @@ func CallShader[P any](c *Context, index uint32, param *P) {
 // neither trace rays nor reach a reorder point, so while one runs, the
 // only CallShader calls made are its own, a nesting further.
 func paramCopy[P any](c *Context) *P {
-	slot := &c.w.params[min(c.calls, MaxCallableNesting)]
-	p, ok := (*slot).(*P)
-	if !ok {
-		p = new(P)
-		*slot = p
-	}
-	return p
+	return slotValue[P](&c.w.params[min(c.calls, MaxCallableNesting)])
 }
