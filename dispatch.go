@@ -252,10 +252,10 @@ type worker struct {
 	// coherence is non-nil with DispatchOptions.CoherenceStats.
 	coherence *coherenceRecorder
 	// payloads holds TraceRay's copies of its callers' payloads, one per
-	// recursion depth (payloadCopy).
+	// recursion depth (payloadIn).
 	payloads [MaxDeclarableRecursionDepth + 1]any
 	// params holds CallShader's copies of its callers' parameters, one
-	// per callable nesting (paramCopy).
+	// per callable nesting (paramIn).
 	params [MaxCallableNesting + 1]any
 }
 

@@ -27,8 +27,7 @@ import (
 func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) {
 	c.needIntrinsic(stagesTrace, "TraceRay")
 	pt := TypeOf[P]()
-	own := payloadCopy[P](c)
-	*own = *payload
+	own := payloadIn(c, payload)
 	var h HitObject
 	invoke := true
 	if c.traceSkipsHits(tlas, flags) {
@@ -44,9 +43,10 @@ func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanc
 	*payload = *own
 }
 
-// payloadCopy returns the worker's payload of type P for a TraceRay,
-// HitObjectTraceRay or Invoke made at c's recursion depth, allocated at
-// the first such call. One per depth is enough: the shaders such a call
+// payloadIn copies *payload into the worker's payload of type P for a
+// TraceRay, HitObjectTraceRay or Invoke made at c's recursion depth
+// (allocated at the first such call) and returns it; the caller copies it
+// back when the shaders are done. One per depth is enough: the shaders such a call
 // runs finish before it returns, and only the calls they make (a depth
 // further) run meanwhile. A ray generation shader suspends only at a
 // reorder point (ReorderThread, and the fused forms' between their trace
@@ -54,8 +54,10 @@ func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanc
 // while it waits may take the same copy. A depth beyond the pipeline's
 // limit shares the last one; its call fails (ErrRecursionLimit) before a
 // shader runs.
-func payloadCopy[P any](c *Context) *P {
-	return slotValue[P](&c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)])
+func payloadIn[P any](c *Context, payload *P) *P {
+	own := slotValue[P](&c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)])
+	*own = *payload
+	return own
 }
 
 // slotValue returns the *P in slot, first putting a new one there if it
@@ -428,19 +430,20 @@ func CallShader[P any](c *Context, index uint32, param *P) {
 	cc := w.nested()
 	defer w.release()
 	*cc = Context{w: w, launch: c.launch, stage: KindCallable, shader: s, depth: c.depth, calls: c.calls + 1, args: args, rg: c.rg}
-	own := paramCopy[P](c) // as TraceRay's payload: param stays where the caller put it
-	*own = *param
+	own := paramIn(c, param) // as TraceRay's payload: param stays where the caller put it
 	w.invoke(c, cc, s, unsafe.Pointer(own), nil)
 	*param = *own
 }
 
-// paramCopy returns the worker's parameter of type P for a CallShader
-// made at c's callable nesting, allocated at the first such call: the
-// callable parameter is "an inout argument in the CallShader() call"
+// paramIn copies *param into the worker's parameter of type P for a
+// CallShader made at c's callable nesting (allocated at the first such
+// call) and returns it; CallShader copies it back. The callable parameter is "an inout argument in the CallShader() call"
 // ("Call parameter structure"), and passed by address it escaped to
 // the heap once a call. One per nesting is enough: callable shaders
 // neither trace rays nor reach a reorder point, so while one runs, the
 // only CallShader calls made are its own, a nesting further.
-func paramCopy[P any](c *Context) *P {
-	return slotValue[P](&c.w.params[min(c.calls, MaxCallableNesting)])
+func paramIn[P any](c *Context, param *P) *P {
+	own := slotValue[P](&c.w.params[min(c.calls, MaxCallableNesting)])
+	*own = *param
+	return own
 }

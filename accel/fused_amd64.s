@@ -853,7 +853,8 @@ exactmiss: \
 // box is not tested first: the children's boxes lie inside it, so a ray
 // that misses it misses them. A ray whose inverse direction is not finite
 // in every component (rayBox.finite: the origin is, and a finite
-// direction's inverse is never zero) goes on at bad. It leaves the fields
+// direction's inverse is never zero), or with a direction component that
+// the shear takes as zero (RAYINVFINITE), goes on at bad. It leaves the fields
 // that do not depend on the ray alone and clobbers AX, CX, DX, R8-R10
 // and X2-X13.
 #define RAYSETUP(bad) \
@@ -909,6 +910,17 @@ exactmiss: \
 	VORPS        t3, t4, t4 /* an infinity of that sign */ \
 	VBLENDVPS    t1, t4, X4, X4
 
+// INVBELOW22 goes on at below when every component (lanes 0-2) of abs,
+// the inverse direction's magnitudes, is below 2^22: then no direction
+// component is one the shear takes as zero (RAYINVFINITE). It clobbers t
+// and CX.
+#define INVBELOW22(abs, t, below) \
+	VCMPPS       $1, two22<>(SB), abs, t /* |inv| < 2^22 */ \
+	VMOVMSKPS    t, CX \
+	ANDL         $7, CX \
+	CMPL         CX, $7 \
+	JEQ          below
+
 // RAYINVFINITE goes on at bad unless every component of the inverse
 // direction (X4) is at most maxFiniteInverse, so that the far planes'
 // inverse (times robustScale) is finite too: the node tests' distances
@@ -922,11 +934,7 @@ exactmiss: \
 // of a ray's 14-18 ns (BenchmarkRayFixedCost). It clobbers X6-X8 and CX.
 #define RAYINVFINITE(bad, fine) \
 	VANDPS       X5, X4, X6 \
-	VCMPPS       $1, two22<>(SB), X6, X7 /* |inv| < 2^22 */ \
-	VMOVMSKPS    X7, CX \
-	ANDL         $7, CX \
-	CMPL         CX, $7 \
-	JEQ          fine \
+	INVBELOW22(X6, X7, fine) \
 	MOVL         $0x7f7ffff7, CX /* maxFiniteInverse */ \
 	VMOVD        CX, X7 \
 	VBROADCASTSS X7, X7 \
@@ -1439,10 +1447,7 @@ rootnode: \
 // RAYSETUP, with a ray whose inverse direction has an infinite component
 // (rayNotFinite) at lanenotfinite, and its NaN walks', as RAYSTARTNAN's,
 // with a zero direction at badray.
-#define LANESETUP \
-	RAYINV \
-	RAYINVFINITE(lanenotfinite, lanefine) \
-	RAYPLACE
+#define LANESETUP RAYSETUP(lanenotfinite)
 
 #define LANESETUPNAN \
 	RAYINV \
@@ -2914,13 +2919,9 @@ TEXT ·nodeWalkAVX2(SB), NOSPLIT, $40-89
 	VORPS        X6, X12, X12 \
 	VBLENDVPS    X11, X12, X4, X4 /* inverse(d) */ \
 	VANDPS       X5, X4, X9 \
-	VCMPPS       $1, two22<>(SB), X9, X9 /* |inv| < 2^22: see RAYINVFINITE */ \
-	VMOVMSKPS    X9, CX \
-	ANDL         $7, CX \
-	CMPL         CX, $7 \
-	JEQ          sheared \
+	INVBELOW22(X9, X9, shearable) \
 	DIRFLUSH(X9, X10, X11, X12) \
-sheared: \
+shearable: \
 	STORE3(X0, 0, DI) \
 	STORE3(X4, 12, DI) \
 	VBROADCASTSS robust<>(SB), X7 \
