@@ -50,7 +50,7 @@ type HitObject struct {
 // called at the maximum recursion depth.
 func HitObjectTraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) HitObject {
 	c.needIntrinsic(stagesTrace, "HitObject::TraceRay")
-	own := payloadIn(c, payload) // as TraceRay's: the payload stays where the caller put it
+	own := payloadIn(c, payload, "HitObject::TraceRay") // as TraceRay's: the payload stays where the caller put it
 	var h HitObject
 	c.traceHitObject(&h, tlas, flags, instanceInclusionMask, rayContribution, multiplier, missIndex, ray, unsafe.Pointer(own), TypeOf[P]())
 	*payload = *own
@@ -184,7 +184,7 @@ func (c *Context) recordHit(tlas *accel.TLAS, inst, prim, geom int, hitKind uint
 // shaders. P may differ from the payload type used to trace h.
 func Invoke[P any](c *Context, h HitObject, payload *P) {
 	c.needIntrinsic(stagesTrace, "HitObject::Invoke")
-	own := payloadIn(c, payload) // as TraceRay's: the payload stays where the caller put it
+	own := payloadIn(c, payload, "HitObject::Invoke") // as TraceRay's: the payload stays where the caller put it
 	c.invokeHitObject(&h, unsafe.Pointer(own), TypeOf[P]())
 	*payload = *own
 }

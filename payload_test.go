@@ -2,8 +2,10 @@ package raypipe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/raypipe/raypipe/accel"
@@ -246,5 +248,39 @@ func TestCallShaderParameterIsInOut(t *testing.T) {
 		if want := (param{In: in, Out: 100*in + 2, Depth: 1}); p != want {
 			t.Errorf("launch %d: parameter %+v, want %+v", i, p, want)
 		}
+	}
+}
+
+// Bad input: a nil payload or parameter (the spec's is a structure, never
+// absent) stops the dispatch with ErrInvalidArgument naming the intrinsic
+// and the launch, for each of the four calls that take one, before any
+// shader runs on it.
+func TestNilPayloadIsAnError(t *testing.T) {
+	type pl struct{ T float32 }
+	tl := mustTLAS(t, place(mustBLAS(t, 0, accel.TriangleGeometry(quad(1, 0), nil)), vec.Identity3x4, 0))
+	ran := false
+	r := newRig(t, 1, []Shader{
+		RayGeneration("trace", func(c *Context) { TraceRay[pl](c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), nil) }),
+		RayGeneration("hitobject", func(c *Context) { HitObjectTraceRay[pl](c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), nil) }),
+		RayGeneration("invoke", func(c *Context) {
+			var p pl
+			Invoke[pl](c, HitObjectTraceRay(c, tl, 0, 0xff, 0, 0, 0, rayAt(0, 0), &p), nil)
+		}),
+		RayGeneration("call", func(c *Context) { CallShader[pl](c, 0, nil) }),
+		ClosestHit("chs", func(c *Context, p *pl, _ *attrs) { ran = true }),
+		Callable("callee", func(c *Context, p *pl) { ran = true }),
+	}, []HitGroup{{Name: "hg", ClosestHit: "chs"}})
+	r.hit, r.miss, r.callable = r.table("hg"), r.table(""), r.table("callee")
+	for rg, want := range map[string]string{
+		"trace": "TraceRay with a nil payload", "hitobject": "HitObject::TraceRay with a nil payload",
+		"invoke": "HitObject::Invoke with a nil payload", "call": "CallShader with a nil parameter",
+	} {
+		_, err := r.dispatch(rg, 1, 1, nil)
+		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "launch (0,0,0)") {
+			t.Errorf("%s: error %v, want ErrInvalidArgument %q at launch (0,0,0)", rg, err, want)
+		}
+	}
+	if ran {
+		t.Error("a shader ran on a nil payload")
 	}
 }

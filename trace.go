@@ -27,7 +27,7 @@ import (
 func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanceInclusionMask, rayContribution, multiplier, missIndex uint32, ray accel.Ray, payload *P) {
 	c.needIntrinsic(stagesTrace, "TraceRay")
 	pt := TypeOf[P]()
-	own := payloadIn(c, payload)
+	own := payloadIn(c, payload, "TraceRay")
 	var h HitObject
 	invoke := true
 	if c.traceSkipsHits(tlas, flags) {
@@ -54,7 +54,12 @@ func TraceRay[P any](c *Context, tlas *accel.TLAS, flags accel.RayFlags, instanc
 // while it waits may take the same copy. A depth beyond the pipeline's
 // limit shares the last one; its call fails (ErrRecursionLimit) before a
 // shader runs.
-func payloadIn[P any](c *Context, payload *P) *P {
+// A nil payload is an error (ErrInvalidArgument) naming the intrinsic:
+// the spec has none (its payload is a structure, not a pointer).
+func payloadIn[P any](c *Context, payload *P, intrinsic string) *P {
+	if payload == nil {
+		c.fail(fmt.Errorf("%w: %s with a nil payload", ErrInvalidArgument, intrinsic))
+	}
 	own := slotValue[P](&c.w.payloads[min(c.depth, MaxDeclarableRecursionDepth)])
 	*own = *payload
 	return own
@@ -442,7 +447,11 @@ func CallShader[P any](c *Context, index uint32, param *P) {
 // the heap once a call. One per nesting is enough: callable shaders
 // neither trace rays nor reach a reorder point, so while one runs, the
 // only CallShader calls made are its own, a nesting further.
+// A nil parameter is an error (ErrInvalidArgument).
 func paramIn[P any](c *Context, param *P) *P {
+	if param == nil {
+		c.fail(fmt.Errorf("%w: CallShader with a nil parameter", ErrInvalidArgument))
+	}
 	own := slotValue[P](&c.w.params[min(c.calls, MaxCallableNesting)])
 	*own = *param
 	return own
