@@ -4,21 +4,25 @@
 // SIMT wave statistics.
 package reorder
 
-import "slices"
+import (
+	mathbits "math/bits"
+	"slices"
+)
 
 // Sorter sorts 64-bit keys with a stable least-significant-digit radix
-// sort (11-bit digits), skipping digits on which all keys agree; small
-// inputs use insertion sort. It reuses its buffers between calls and
-// allocates only when n grows.
+// sort over the bits in which the keys differ, with digits of 4 to 11 bits
+// chosen for the count of keys (digitsFor); small inputs use insertion
+// sort. It reuses its buffers between calls and allocates only when n
+// grows.
 type Sorter struct {
 	keys, tmpKeys []uint64
 	idx, tmpIdx   []int
-	counts        [1 << digitBits]int
+	counts        [1 << maxDigitBits]uint32
 }
 
 const (
-	digitBits = 11
-	digitMask = 1<<digitBits - 1
+	minDigitBits = 4
+	maxDigitBits = 11
 	// insertionMax is the size up to which insertion sort beats the
 	// radix passes.
 	insertionMax = 48
@@ -63,21 +67,26 @@ func (s *Sorter) Sort() []int {
 	for _, k := range keys[1:] {
 		diff |= k ^ keys[0]
 	}
-	for shift := uint(0); shift < 64; shift += digitBits {
-		if (diff>>shift)&digitMask == 0 {
+	if diff == 0 {
+		return idx
+	}
+	bits := digitsFor(n, diff)
+	mask := uint64(1)<<bits - 1
+	for shift := uint(bits0(diff)); shift < 64; shift += bits {
+		if (diff>>shift)&mask == 0 {
 			continue
 		}
-		c := &s.counts
-		*c = [1 << digitBits]int{}
+		c := s.counts[:1<<bits]
+		clear(c)
 		for _, k := range keys {
-			c[(k>>shift)&digitMask]++
+			c[(k>>shift)&mask]++
 		}
-		sum := 0
+		var sum uint32
 		for i := range c {
 			c[i], sum = sum, sum+c[i]
 		}
 		for i, k := range keys {
-			d := (k >> shift) & digitMask
+			d := (k >> shift) & mask
 			tk[c[d]], ti[c[d]] = k, idx[i]
 			c[d]++
 		}
@@ -89,6 +98,32 @@ func (s *Sorter) Sort() []int {
 	s.idx, s.tmpIdx = idx, ti
 	return idx
 }
+
+// digitsFor returns the digit width that sorts n keys differing in the
+// bits of diff in the fewest steps: a pass costs its keys' two visits
+// (count, scatter) and its counters' two (clear, prefix sum), and digits
+// start at diff's lowest bit; passes whose digit all keys share are
+// skipped. Fixed 11-bit digits spent 120 ns a key on 64 keys of the
+// pipeline's shape (2048 counters a pass for 64 keys) against 15 ns on
+// 64k (BenchmarkSort).
+func digitsFor(n int, diff uint64) uint {
+	best, bestCost := uint(maxDigitBits), -1
+	for b := uint(minDigitBits); b <= maxDigitBits; b++ {
+		passes := 0
+		for shift := uint(bits0(diff)); shift < 64; shift += b {
+			if (diff>>shift)&(1<<b-1) != 0 {
+				passes++
+			}
+		}
+		if cost := passes * (2*n + 2<<b); bestCost < 0 || cost < bestCost {
+			best, bestCost = b, cost
+		}
+	}
+	return best
+}
+
+// bits0 is the index of x's lowest set bit (x != 0).
+func bits0(x uint64) int { return mathbits.TrailingZeros64(x) }
 
 // Morton3 interleaves the low bits bits of x, y and z (x lowest).
 func Morton3(x, y, z uint64, bits uint) uint64 {

@@ -1,36 +1,36 @@
 package reorder
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
 func TestSortIsStableAndOrdered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var s Sorter
-	for _, n := range []int{0, 1, 2, 17, 1000, 70000} {
-		keys := s.Keys(n)
-		for i := range keys {
-			keys[i] = rng.Uint64() & 0xf0000000000f00ff // few distinct digits
-		}
-		want := slices.Clone(keys)
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			switch {
-			case want[a] < want[b]:
-				return -1
-			case want[a] > want[b]:
-				return 1
+	// Masks of the bits the keys may differ in: few distinct digits, one
+	// bit, a span that starts high, every bit, and the pipeline's shape;
+	// sizes on both sides of insertionMax and across digitsFor's widths.
+	masks := []uint64{0xf0000000000f00ff, 1 << 40, 0xffff_0000_0000_0000, ^uint64(0), 3<<62 | 0xfffff<<42 | 0xffff<<26 | 0x3ffff, 0}
+	for _, mask := range masks {
+		for _, n := range []int{0, 1, 2, 17, 48, 49, 64, 100, 256, 1000, 5000, 70000} {
+			keys := s.Keys(n)
+			for i := range keys {
+				keys[i] = rng.Uint64() & mask
 			}
-			return 0
-		})
-		got := s.Sort()
-		if !slices.Equal(got, order) {
-			t.Fatalf("n=%d: radix permutation differs from a stable comparison sort", n)
+			want := slices.Clone(keys)
+			order := make([]int, n)
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(want[a], want[b]) })
+			got := s.Sort()
+			if !slices.Equal(got, order) {
+				t.Fatalf("mask %#x, n=%d: radix permutation differs from a stable comparison sort", mask, n)
+			}
 		}
 	}
 }
@@ -113,5 +113,33 @@ func TestWaveCountersMatchDirectComputation(t *testing.T) {
 		if got := ex.Result(); got != wantEx {
 			t.Fatalf("executed: %+v, want %+v", got, wantEx)
 		}
+	}
+}
+
+// BenchmarkSort sorts windows of keys shaped as the pipeline's (reorder.go
+// in the root package): a class in bits 62-63, a shader record in the 20
+// bits below, a 16-bit coherence hint aligned to the top of its 24-bit
+// field and an 18-bit Morton code of the hit point, for the window sizes a
+// dispatch may use.
+func BenchmarkSort(b *testing.B) {
+	for _, n := range []int{64, 256, 1024, 4096, 65536} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			src := make([]uint64, n)
+			for i := range src {
+				class := uint64(rng.IntN(3))
+				record := uint64(1 + rng.IntN(32))
+				hint := uint64(rng.IntN(1 << 16))
+				morton := uint64(rng.IntN(1 << 18))
+				src[i] = class<<62 | record<<42 | hint<<26 | morton
+			}
+			var s Sorter
+			b.ResetTimer()
+			for range b.N {
+				copy(s.Keys(n), src)
+				s.Sort()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+		})
 	}
 }
