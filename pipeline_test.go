@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -662,5 +663,46 @@ func TestTriangleHitGroupOnProceduralIsAnError(t *testing.T) {
 	r.hit = r.table("tri")
 	if _, err := r.dispatch("rg", 1, 1, nil); !errors.Is(err, ErrHitGroupType) {
 		t.Fatalf("err = %v, want ErrHitGroupType", err)
+	}
+}
+
+// "DispatchRays() invokes a grid of ray generation shader invocations":
+// every launch index of the grid runs once, whatever its shape (one row,
+// fewer rows than a tile, depth above one), its worker count and its
+// reordering.
+func TestDispatchRaysRunsEveryLaunchIndexOnce(t *testing.T) {
+	var dims [3]uint32
+	var runs []atomic.Int32
+	p, err := NewPipeline(PipelineDesc{Shaders: []Shader{RayGeneration("rg", func(c *Context) {
+		l := c.DispatchRaysIndex()
+		if c.DispatchRaysDimensions() != dims {
+			t.Errorf("launch %v: dimensions %v, want %v", l, c.DispatchRaysDimensions(), dims)
+		}
+		runs[(l[2]*dims[1]+l[1])*dims[0]+l[0]].Add(1)
+		ReorderThreadHint(c, l[0]*2654435761, 32)
+	})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b ShaderTableBuilder
+	b.Add(p.MustShaderIdentifier("rg"), nil)
+	rg := b.Build()
+	for _, d := range [][3]uint32{{1, 1, 1}, {1000, 1, 1}, {1, 1000, 1}, {130, 3, 1}, {65, 7, 2}, {17, 9, 3}, {64, 8, 1}, {200, 1, 4}} {
+		for _, opt := range []DispatchOptions{{Workers: 1}, {Workers: 3}, {Workers: 2, Reorder: ReorderOn, Window: 16}} {
+			dims = d
+			runs = make([]atomic.Int32, d[0]*d[1]*d[2])
+			st, err := p.DispatchRays(context.Background(), DispatchRaysDesc{RayGeneration: rg, Width: d[0], Height: d[1], Depth: d[2]}, &opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range runs {
+				if n := runs[i].Load(); n != 1 {
+					t.Fatalf("grid %v, %+v: launch %d ran %d times", d, opt, i, n)
+				}
+			}
+			if got := st.Invocations[KindRayGeneration]; got != uint64(len(runs)) {
+				t.Errorf("grid %v, %+v: %d ray generation invocations counted, want %d", d, opt, got, len(runs))
+			}
+		}
 	}
 }
