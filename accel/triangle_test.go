@@ -109,6 +109,19 @@ func TestUndefinedRaysMiss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same triangle non-opaque: the Traversal walks it (Begin and
+	// BeginBLAS), where over opaque triangles Begin answers with the plain
+	// query.
+	g := TriangleGeometry(pos, []uint32{0, 1, 2})
+	g.Flags = 0
+	nb, err := BuildBLAS([]Geometry{g}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ntl, err := BuildTLAS([]Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: nb}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	inf, nan := float32(math.Inf(1)), float32(math.NaN())
 	good := Ray{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, -1), TMax: inf}
 	if _, ok := b.Intersect(good, 0); !ok {
@@ -125,6 +138,8 @@ func TestUndefinedRaysMiss(t *testing.T) {
 		{Origin: vec.V3(0, 0, 0), Direction: vec.V3(-inf, inf, -inf), TMax: inf},
 		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, 0), TMax: inf},
 		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, -1), TMin: nan, TMax: inf},
+		{Origin: vec.V3(0.5, 0.25, 1), Direction: vec.V3(0, 0, -1), TMax: nan},
+		{Origin: vec.V3(0.5, 0.25, 0), Direction: vec.V3(0, 0, 0), TMax: inf},
 	}
 	for i, r := range bad {
 		if h, ok := b.Intersect(r, 0); ok {
@@ -143,10 +158,22 @@ func TestUndefinedRaysMiss(t *testing.T) {
 		if h, ok := tl.Intersect(r, RayFlagCullBackFacingTriangles, 0xff); ok {
 			t.Errorf("ray %d: Traversal hit %+v", i, h)
 		}
-		var tr Traversal
-		tr.Begin(tl, r, 0, 0xff)
-		if tr.Next() || tr.Committed().Kind != KindNone {
-			t.Errorf("ray %d: Traversal found a candidate", i)
+		for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {
+			for _, begin := range []struct {
+				name string
+				f    func(*Traversal)
+			}{
+				{"Begin", func(tr *Traversal) { tr.Begin(tl, r, flags, 0xff) }},
+				{"Begin, non-opaque", func(tr *Traversal) { tr.Begin(ntl, r, flags, 0xff) }},
+				{"BeginBLAS", func(tr *Traversal) { tr.BeginBLAS(b, r, flags) }},
+				{"BeginBLAS, non-opaque", func(tr *Traversal) { tr.BeginBLAS(nb, r, flags) }},
+			} {
+				var tr Traversal
+				begin.f(&tr)
+				if tr.Next() || tr.Committed().Kind != KindNone {
+					t.Errorf("ray %d, flags %#x: Traversal (%s) found a candidate", i, flags, begin.name)
+				}
+			}
 		}
 	}
 }
