@@ -106,3 +106,56 @@ func ExampleReorderThread() {
 	// <nil> [10 20 10 20 10 20 10 20]
 	// 8 reorder points; 2 records per wave in launch order, 2 after reordering
 }
+
+// An alpha test: two stacked non-opaque quads, the nearer one cut out
+// where x < 0 (as a texture's alpha would), through an any hit shader that
+// returns its decision. Rays through the cut half reach the farther quad.
+func ExampleAnyHitFilter() {
+	quad := func(z float32) accel.Geometry {
+		g := accel.TriangleGeometry([]vec.Vec3{{X: -1, Y: -1, Z: z}, {X: 1, Y: -1, Z: z}, {X: 1, Y: 1, Z: z}, {X: -1, Y: -1, Z: z}, {X: 1, Y: 1, Z: z}, {X: -1, Y: 1, Z: z}}, nil)
+		g.Flags = 0 // not opaque: the any hit shader runs
+		return g
+	}
+	blas, _ := accel.BuildBLAS([]accel.Geometry{quad(2), quad(3)}, 0)
+	tlas, _ := accel.BuildTLAS([]accel.Instance{{Transform: vec.Identity3x4, InstanceMask: 0xff, BLAS: blas}}, 0)
+
+	type payload struct{ T float32 }
+	xs := []float32{-0.5, 0.5}
+	ts := make([]float32, len(xs))
+	p, err := raypipe.NewPipeline(raypipe.PipelineDesc{
+		Shaders: []raypipe.Shader{
+			raypipe.RayGeneration("raygen", func(c *raypipe.Context) {
+				i := c.DispatchRaysIndex()[0]
+				ray := accel.Ray{Origin: vec.V3(xs[i], 0.1, 0), Direction: vec.V3(0, 0, 1), TMax: 100}
+				var pl payload // both quads take the hit group's one record (multiplier 0)
+				raypipe.TraceRay(c, tlas, 0, 0xff, 0, 0, 0, ray, &pl)
+				ts[i] = pl.T
+			}),
+			raypipe.AnyHitFilter("alpha", func(c *raypipe.Context, _ *payload, _ *raypipe.BuiltInTriangleIntersectionAttributes) raypipe.HitDecision {
+				if c.GeometryIndex() == 0 && c.ObjectRayOrigin().X < 0 {
+					return raypipe.HitIgnore // as IgnoreHit, without its panic
+				}
+				return raypipe.HitAccept
+			}),
+			raypipe.ClosestHit("hit", func(c *raypipe.Context, pl *payload, _ *raypipe.BuiltInTriangleIntersectionAttributes) {
+				pl.T = c.RayTCurrent()
+			}),
+		},
+		HitGroups:      []raypipe.HitGroup{{Name: "cutout", AnyHit: "alpha", ClosestHit: "hit"}},
+		PipelineConfig: raypipe.PipelineConfig{MaxTraceRecursionDepth: 1},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	table := func(export string) raypipe.ShaderTable {
+		var b raypipe.ShaderTableBuilder
+		b.Add(p.MustShaderIdentifier(export), nil)
+		return b.Build()
+	}
+	_, err = p.DispatchRays(context.Background(), raypipe.DispatchRaysDesc{
+		RayGeneration: table("raygen"), HitGroup: table("cutout"), Width: uint32(len(xs)), Height: 1,
+	}, nil)
+	fmt.Println(err, ts)
+	// Output: <nil> [3 2]
+}

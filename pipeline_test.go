@@ -3,6 +3,7 @@ package raypipe
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -113,7 +114,9 @@ func TestMissShaderIndexUsesLow16Bits(t *testing.T) {
 
 // Any hit rules: IgnoreHit continues the search, AcceptHitAndEndSearch
 // stops it and the closest hit shader still runs, a plain return accepts;
-// payload writes persist; any hit runs before closest hit.
+// payload writes persist; any hit runs before closest hit. An AnyHitFilter
+// shader returning HitIgnore, HitAcceptAndEndSearch or HitAccept follows
+// the same rules.
 func TestAnyHitIgnoreAcceptAndEndSearch(t *testing.T) {
 	// Three stacked non-opaque quads at z = 1, 2, 3.
 	var geoms []accel.Geometry
@@ -125,12 +128,8 @@ func TestAnyHitIgnoreAcceptAndEndSearch(t *testing.T) {
 	tlas := mustTLAS(t, place(mustBLAS(t, 0, geoms...), vec.Identity3x4, 0))
 	var mode int // 0: ignore z<3, 1: accept-and-end at first, 2: accept all
 	var got recPayload
-	r := newRig(t, 1, []Shader{
-		RayGeneration("rg", func(c *Context) {
-			got = recPayload{}
-			TraceRay(c, tlas, 0, 0xff, 0, 0, 0, accel.Ray{Origin: vec.V3(0.5, 0.25, 0), Direction: down, TMax: 100}, &got)
-		}),
-		AnyHit("ahs", func(c *Context, p *recPayload, _ *attrs) {
+	anyHits := map[string]Shader{
+		"intrinsics": AnyHit("ahs", func(c *Context, p *recPayload, _ *attrs) {
 			p.AnyHits++
 			p.note(uint8(c.GeometryIndex()))
 			switch mode {
@@ -143,29 +142,113 @@ func TestAnyHitIgnoreAcceptAndEndSearch(t *testing.T) {
 			}
 			p.note(100) // not reached after IgnoreHit/AcceptHitAndEndSearch
 		}),
+		"AnyHitFilter": AnyHitFilter("ahs", func(c *Context, p *recPayload, _ *attrs) HitDecision {
+			p.AnyHits++
+			p.note(uint8(c.GeometryIndex()))
+			switch mode {
+			case 0:
+				if c.GeometryIndex() < 2 {
+					return HitIgnore
+				}
+			case 1:
+				return HitAcceptAndEndSearch
+			}
+			p.note(100)
+			return HitAccept
+		}),
+	}
+	for form, ahs := range anyHits {
+		r := newRig(t, 1, []Shader{
+			RayGeneration("rg", func(c *Context) {
+				got = recPayload{}
+				TraceRay(c, tlas, 0, 0xff, 0, 0, 0, accel.Ray{Origin: vec.V3(0.5, 0.25, 0), Direction: down, TMax: 100}, &got)
+			}),
+			ahs,
+			ClosestHit("chs", func(c *Context, p *recPayload, _ *attrs) {
+				p.Closest++
+				p.T = c.RayTCurrent()
+				p.note(200)
+			}),
+			Miss("miss", func(c *Context, p *recPayload) { p.Misses++ }),
+		}, []HitGroup{{Name: "hg", AnyHit: "ahs", ClosestHit: "chs"}})
+		r.hit, r.miss = r.table("hg"), r.table("miss")
+
+		mode = 0
+		r.mustDispatch("rg", 1, 1, nil)
+		if got.Closest != 1 || got.T != 3 || got.Misses != 0 || got.AnyHits != 3 {
+			t.Fatalf("%s, IgnoreHit: %d any hits, closest %d at t=%g, misses %d; want three any hits and the z=3 hit", form, got.AnyHits, got.Closest, got.T, got.Misses)
+		}
+		mode = 1
+		r.mustDispatch("rg", 1, 1, nil)
+		if got.AnyHits != 1 || got.Closest != 1 || got.Trail[1] != 200 {
+			t.Fatalf("%s, AcceptHitAndEndSearch: %d any hits, closest %d, trail %v; want one any hit then closest hit", form, got.AnyHits, got.Closest, got.Trail[:got.TrailLen])
+		}
+		mode = 2
+		r.mustDispatch("rg", 1, 1, nil)
+		if got.Closest != 1 || got.T != 1 || got.Trail[got.TrailLen-1] != 200 {
+			t.Fatalf("%s, accept: closest at t=%g trail %v; want t=1 and closest hit last", form, got.T, got.Trail[:got.TrailLen])
+		}
+	}
+}
+
+// "ReportHit()" runs the any hit shader of a non-opaque procedural hit and
+// returns false when it ignored the hit; AcceptHitAndEndSearch there ends
+// the intersection shader too. With AnyHitFilter's decisions the same.
+// A decision that is none of the three stops the dispatch with
+// ErrInvalidArgument naming the any hit shader.
+func TestAnyHitFilterDecidesReportHit(t *testing.T) {
+	box := accel.AABBGeometry([]accel.AABB{{Min: vec.V3(-1, -1, 4), Max: vec.V3(1, 1, 6)}})
+	box.Flags = 0 // non-opaque: any hit runs
+	tlas := mustTLAS(t, place(mustBLAS(t, 0, box), vec.Identity3x4, 0))
+	var decide HitDecision
+	var reported []bool
+	var after int
+	var got recPayload
+	r := newRig(t, 1, []Shader{
+		RayGeneration("rg", func(c *Context) {
+			got = recPayload{}
+			TraceRay(c, tlas, 0, 0xff, 0, 1, 0, rayAt(0, 0), &got)
+		}),
+		Intersection[attrs]("is", func(c *Context) {
+			reported = append(reported, ReportHit(c, 5.5, 1, &attrs{}))
+			reported = append(reported, ReportHit(c, 4.5, 2, &attrs{}))
+			after++
+		}),
+		AnyHitFilter("ahs", func(c *Context, p *recPayload, _ *attrs) HitDecision {
+			p.AnyHits++
+			return decide
+		}),
 		ClosestHit("chs", func(c *Context, p *recPayload, _ *attrs) {
 			p.Closest++
 			p.T = c.RayTCurrent()
-			p.note(200)
 		}),
 		Miss("miss", func(c *Context, p *recPayload) { p.Misses++ }),
-	}, []HitGroup{{Name: "hg", AnyHit: "ahs", ClosestHit: "chs"}})
+	}, []HitGroup{{Name: "hg", Type: HitGroupProceduralPrimitive, Intersection: "is", AnyHit: "ahs", ClosestHit: "chs"}})
 	r.hit, r.miss = r.table("hg"), r.table("miss")
-
-	mode = 0
-	r.mustDispatch("rg", 1, 1, nil)
-	if got.Closest != 1 || got.T != 3 || got.Misses != 0 {
-		t.Fatalf("IgnoreHit: closest %d at t=%g, misses %d; want the z=3 hit", got.Closest, got.T, got.Misses)
+	for _, tc := range []struct {
+		decide   HitDecision
+		reported []bool
+		after    int
+		closestT float32 // 0: a miss
+	}{
+		{HitAccept, []bool{true, true}, 1, 4.5},
+		{HitIgnore, []bool{false, false}, 1, 0},
+		{HitAcceptAndEndSearch, nil, 0, 5.5}, // ReportHit does not return: the search is over
+	} {
+		decide, reported, after = tc.decide, nil, 0
+		r.mustDispatch("rg", 1, 1, nil)
+		if !slices.Equal(reported, tc.reported) || after != tc.after {
+			t.Errorf("decision %d: ReportHit returned %v and the shader ran on %d times; want %v and %d", tc.decide, reported, after, tc.reported, tc.after)
+		}
+		if tc.closestT == 0 && (got.Misses != 1 || got.Closest != 0) || tc.closestT != 0 && (got.Closest != 1 || got.T != tc.closestT) {
+			t.Errorf("decision %d: %+v; want the closest hit at t=%g (0: a miss)", tc.decide, got, tc.closestT)
+		}
 	}
-	mode = 1
-	r.mustDispatch("rg", 1, 1, nil)
-	if got.AnyHits != 1 || got.Closest != 1 || got.Trail[1] != 200 {
-		t.Fatalf("AcceptHitAndEndSearch: %d any hits, closest %d, trail %v; want one any hit then closest hit", got.AnyHits, got.Closest, got.Trail[:got.TrailLen])
-	}
-	mode = 2
-	r.mustDispatch("rg", 1, 1, nil)
-	if got.Closest != 1 || got.T != 1 || got.Trail[got.TrailLen-1] != 200 {
-		t.Fatalf("accept: closest at t=%g trail %v; want t=1 and closest hit last", got.T, got.Trail[:got.TrailLen])
+	decide = HitAcceptAndEndSearch + 1
+	_, err := r.dispatch("rg", 1, 1, nil)
+	var de *DispatchError
+	if !errors.Is(err, ErrInvalidArgument) || !errors.As(err, &de) || de.Shader != "ahs" || de.Kind != KindAnyHit {
+		t.Errorf("an any hit shader returning HitDecision(3): %v; want ErrInvalidArgument naming the any hit shader", err)
 	}
 }
 

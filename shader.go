@@ -150,6 +150,46 @@ func AnyHit[P, A any](name string, fn func(c *Context, payload *P, attr *A)) Sha
 		Entry: func(c *Context, p, a unsafe.Pointer) { fn(c, (*P)(p), (*A)(a)) }}
 }
 
+// AnyHitFilter makes an any hit shader with payload type P and attribute
+// type A that ends by returning its decision: HitIgnore is IgnoreHit
+// called as its last statement, HitAcceptAndEndSearch is
+// AcceptHitAndEndSearch, HitAccept a plain return ("IgnoreHit()",
+// "AcceptHitAndEndSearch()"). The two intrinsics end a Go function with a
+// panic, which its invocation recovers: about 190 ns each, more than the
+// walk of a short ray, paid at every candidate an alpha test cuts out.
+// The returned decision costs nothing. The shader may still call the
+// intrinsics; they end it as in any other any hit shader.
+func AnyHitFilter[P, A any](name string, fn func(c *Context, payload *P, attr *A) HitDecision) Shader {
+	return Shader{Name: name, Kind: KindAnyHit, Payload: TypeOf[P](), Attributes: TypeOf[A](),
+		Entry: func(c *Context, p, a unsafe.Pointer) { c.endAnyHit(fn(c, (*P)(p), (*A)(a))) }}
+}
+
+// HitDecision is how an any hit shader made with AnyHitFilter ends.
+type HitDecision uint8
+
+const (
+	// HitAccept accepts the hit: it is committed if it is the closest so
+	// far, and the search goes on.
+	HitAccept = HitDecision(anyHitAccept)
+	// HitIgnore rejects the hit, as IgnoreHit: the search goes on and a
+	// ReportHit that ran the shader returns false.
+	HitIgnore = HitDecision(anyHitIgnore)
+	// HitAcceptAndEndSearch commits the hit and stops the search, as
+	// AcceptHitAndEndSearch; the closest hit shader still runs unless
+	// skipped.
+	HitAcceptAndEndSearch = HitDecision(anyHitAcceptAndEnd)
+)
+
+// endAnyHit records the decision an AnyHitFilter shader returned, as
+// invoke records an intrinsic's; a value outside the three stops the
+// dispatch.
+func (c *Context) endAnyHit(d HitDecision) {
+	if d > HitAcceptAndEndSearch {
+		c.fail(fmt.Errorf("%w: the any hit shader returned HitDecision(%d), not HitAccept, HitIgnore or HitAcceptAndEndSearch", ErrInvalidArgument, d))
+	}
+	c.ended = anyHitSignal(d)
+}
+
 // Miss makes a miss shader with payload type P.
 func Miss[P any](name string, fn func(c *Context, payload *P)) Shader {
 	return Shader{Name: name, Kind: KindMiss, Payload: TypeOf[P](),

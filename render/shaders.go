@@ -183,8 +183,10 @@ func (f *frame) intersectSphere(c *raypipe.Context) {
 }
 
 // alphaTest is the any-hit shader body of cut-out materials: it ignores
-// the hit where the texture's alpha is below the cutoff.
-func (f *frame) alphaTest(c *raypipe.Context, a *raypipe.BuiltInTriangleIntersectionAttributes) {
+// the hit where the texture's alpha is below the cutoff (an AnyHitFilter:
+// a returned HitIgnore, where IgnoreHit would end the shader with a
+// panic).
+func (f *frame) alphaTest(c *raypipe.Context, a *raypipe.BuiltInTriangleIntersectionAttributes) raypipe.HitDecision {
 	m := &f.r.mats[c.LoadLocalRootTableConstant(argMaterial)]
 	g := &f.r.geoms[c.LoadLocalRootTableConstant(argGeometry)]
 	_, alpha := m.baseColor(triangleUV(g.prim, c.PrimitiveIndex(), a.Barycentrics))
@@ -193,8 +195,9 @@ func (f *frame) alphaTest(c *raypipe.Context, a *raypipe.BuiltInTriangleIntersec
 		cutoff = 0.5
 	}
 	if alpha < cutoff {
-		raypipe.IgnoreHit(c)
+		return raypipe.HitIgnore
 	}
+	return raypipe.HitAccept
 }
 
 // visible traces a shadow ray from p (offset along ng) in unit direction
@@ -289,11 +292,11 @@ func (f *frame) shaders() ([]raypipe.Shader, []raypipe.HitGroup) {
 		raypipe.RayGeneration("raygen", f.rayGen),
 		raypipe.Miss("miss", f.miss),
 		raypipe.Miss("shadow_miss", func(c *raypipe.Context, pl *shadowPayload) { pl.Visible = true }),
-		raypipe.AnyHit("alpha_radiance", func(c *raypipe.Context, _ *radiancePayload, a *raypipe.BuiltInTriangleIntersectionAttributes) {
-			f.alphaTest(c, a)
+		raypipe.AnyHitFilter("alpha_radiance", func(c *raypipe.Context, _ *radiancePayload, a *raypipe.BuiltInTriangleIntersectionAttributes) raypipe.HitDecision {
+			return f.alphaTest(c, a)
 		}),
-		raypipe.AnyHit("alpha_shadow", func(c *raypipe.Context, _ *shadowPayload, a *raypipe.BuiltInTriangleIntersectionAttributes) {
-			f.alphaTest(c, a)
+		raypipe.AnyHitFilter("alpha_shadow", func(c *raypipe.Context, _ *shadowPayload, a *raypipe.BuiltInTriangleIntersectionAttributes) raypipe.HitDecision {
+			return f.alphaTest(c, a)
 		}),
 		raypipe.Intersection[sphereAttr]("sphere", f.intersectSphere),
 		raypipe.Callable("bsdf_diffuse", sampleDiffuse1),
