@@ -6,7 +6,9 @@
 //
 // Shaders are Go functions registered under export names with typed
 // payloads, attributes and callable parameters (RayGeneration, ClosestHit,
-// AnyHit, Miss, Intersection, Callable). Underneath, the core passes them as
+// AnyHit, Miss, Intersection, Callable; AnyHitFilter for an any hit shader
+// that returns its decision rather than end with IgnoreHit's panic).
+// Underneath, the core passes them as
 // untyped memory plus a TypeDesc, so a shader need not be a Go closure: a
 // SPIR-V executor can supply its own Shader values.
 //
