@@ -556,12 +556,12 @@ func (tr *Traversal) enterPlaced(in *instance, idx uint32, b *BLAS, flags Instan
 		tr.tookFirstWalk(b, more)
 		return
 	case beganRefused:
-		// The assembly set-up refuses exactly the rays rayUsable rejects
-		// (not finite, or a zero direction) but for object rays that a
-		// transform took out of range: where the world's ray is one, the
-		// traversal enters nothing. Begin and BeginBLAS leave this check
-		// to the set-up where it runs (a twentieth of the time of an any
-		// hit primary ray over the 10k terrain in BeginBLAS).
+		// The assembly set-up refused a ray that is not finite or has a
+		// zero direction (or does not run): the world's ray itself, which
+		// Begin and BeginBLAS leave to be checked here (rayUsable, which
+		// they ran before the set-up's own test took a twentieth of an
+		// any hit primary ray's time over the 10k terrain), or an object
+		// ray that a transform took out of range, which the Go walks take.
 		if !rayUsable(&tr.ray) {
 			return
 		}

@@ -5,7 +5,7 @@
 package reorder
 
 import (
-	mathbits "math/bits"
+	"math/bits"
 	"slices"
 )
 
@@ -70,13 +70,13 @@ func (s *Sorter) Sort() []int {
 	if diff == 0 {
 		return idx
 	}
-	bits := digitsFor(n, diff)
-	mask := uint64(1)<<bits - 1
-	for shift := uint(bits0(diff)); shift < 64; shift += bits {
+	width := digitsFor(n, diff)
+	mask := uint64(1)<<width - 1
+	for shift := uint(bits.TrailingZeros64(diff)); shift < 64; shift += width {
 		if (diff>>shift)&mask == 0 {
 			continue
 		}
-		c := s.counts[:1<<bits]
+		c := s.counts[:1<<width]
 		clear(c)
 		for _, k := range keys {
 			c[(k>>shift)&mask]++
@@ -110,7 +110,7 @@ func digitsFor(n int, diff uint64) uint {
 	best, bestCost := uint(maxDigitBits), -1
 	for b := uint(minDigitBits); b <= maxDigitBits; b++ {
 		passes := 0
-		for shift := uint(bits0(diff)); shift < 64; shift += b {
+		for shift := uint(bits.TrailingZeros64(diff)); shift < 64; shift += b {
 			if (diff>>shift)&(1<<b-1) != 0 {
 				passes++
 			}
@@ -121,9 +121,6 @@ func digitsFor(n int, diff uint64) uint {
 	}
 	return best
 }
-
-// bits0 is the index of x's lowest set bit (x != 0).
-func bits0(x uint64) int { return mathbits.TrailingZeros64(x) }
 
 // Morton3 interleaves the low bits bits of x, y and z (x lowest).
 func Morton3(x, y, z uint64, bits uint) uint64 {
