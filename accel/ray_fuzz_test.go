@@ -43,6 +43,15 @@ func FuzzRayQueries(f *testing.F) {
 		f.Add(seed)
 	}
 	blases := rayFuzzBLASes(f)
+	// Each mesh again with non-opaque triangles: a Traversal that commits
+	// every candidate (any hit shaders that accept, a RayQuery's loop)
+	// must answer as the plain queries over the opaque mesh do.
+	var cands []*BLAS
+	for _, g := range rayFuzzGeometries() {
+		g.Flags = 0
+		cands = append(cands, mustBLAS(f, []Geometry{g}, BuildPreferFastTrace))
+	}
+	var tr Traversal
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 32 {
 			return
@@ -74,6 +83,20 @@ func FuzzRayQueries(f *testing.F) {
 			if tok != gok || to != got || found[0] != gok || hits[0] != got {
 				t.Fatalf("blas %d ray %+v: Intersect %v %+v, IntersectTo %v %+v, batch %v %+v", bi, r, gok, got, tok, to, found[0], hits[0])
 			}
+			for _, flags := range []RayFlags{0, RayFlagAcceptFirstHitAndEndSearch} {
+				tr.BeginBLAS(cands[bi], r, flags)
+				for tr.Next() {
+					tr.Commit()
+				}
+				th, tok := *tr.Committed(), tr.Committed().Kind != KindNone
+				ph, pok := b.Intersect(r, flags)
+				if tok != pok || tok && (th.T != ph.T || th.PrimitiveIndex != ph.PrimitiveIndex || th.U != ph.U || th.V != ph.V || th.FrontFace != ph.FrontFace) {
+					t.Fatalf("blas %d ray %+v flags %#x: Traversal committing every candidate %v %+v, Intersect %v %+v", bi, r, flags, tok, th, pok, ph)
+				}
+				if flags != 0 && pok != occ {
+					t.Fatalf("blas %d ray %+v: first hit %v, Occluded %v", bi, r, pok, occ)
+				}
+			}
 			if !compare {
 				continue
 			}
@@ -90,14 +113,19 @@ func FuzzRayQueries(f *testing.F) {
 
 // rayFuzzBLASes returns FuzzRayQueries' meshes: a terrain and a soup.
 func rayFuzzBLASes(t testing.TB) []*BLAS {
-	rng := rand.New(rand.NewPCG(23, 24))
-	tpos, tidx := meshgen.Terrain(2000, 3)
-	spos, sidx := randomSoup(rng, 1500, 0.2)
 	var blases []*BLAS
-	for _, g := range []Geometry{TriangleGeometry(tpos, tidx), TriangleGeometry(spos, sidx)} {
+	for _, g := range rayFuzzGeometries() {
 		blases = append(blases, mustBLAS(t, []Geometry{g}, BuildPreferFastTrace))
 	}
 	return blases
+}
+
+// rayFuzzGeometries returns the geometries of rayFuzzBLASes' meshes.
+func rayFuzzGeometries() []Geometry {
+	rng := rand.New(rand.NewPCG(23, 24))
+	tpos, tidx := meshgen.Terrain(2000, 3)
+	spos, sidx := randomSoup(rng, 1500, 0.2)
+	return []Geometry{TriangleGeometry(tpos, tidx), TriangleGeometry(spos, sidx)}
 }
 
 // FuzzRayQueries' ray of 2026-11-29 through its terrain: from a point on
