@@ -910,8 +910,8 @@ func BenchmarkTraversalCost(b *testing.B) {
 	g := TriangleGeometry(pos, idx)
 	g.Flags = 0 // non-opaque: every triangle hit is a candidate
 	cands := mustBLAS(b, []Geometry{g}, BuildPreferFastTrace)
-	rng := rand.New(rand.NewPCG(3, 5))
 	topOf := func(bl *BLAS) *TLAS {
+		rng := rand.New(rand.NewPCG(3, 5)) // the same placements for both
 		ins := make([]Instance, 1000)
 		for i := range ins {
 			m := randomRotation(rng)
@@ -929,10 +929,7 @@ func BenchmarkTraversalCost(b *testing.B) {
 		}
 		return tl
 	}
-	rng = rand.New(rand.NewPCG(3, 5))
-	opaqueTop := topOf(opaque)
-	rng = rand.New(rand.NewPCG(3, 5)) // the same placements
-	candsTop := topOf(cands)
+	opaqueTop, candsTop := topOf(opaque), topOf(cands)
 	for _, scene := range []string{"blas", "instances"} {
 		for _, rk := range []string{"primary", "incoherent", "shadow"} {
 			if scene == "instances" && rk == "shadow" {

@@ -51,11 +51,11 @@ func FuzzRayQueries(f *testing.F) {
 		g.Flags = 0
 		cands = append(cands, mustBLAS(f, []Geometry{g}, BuildPreferFastTrace))
 	}
-	var tr Traversal
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 32 {
 			return
 		}
+		var tr Traversal
 		v := func(k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(data[4*k:])) }
 		r := Ray{Origin: vec.V3(v(0), v(1), v(2)), TMin: v(3), Direction: vec.V3(v(4), v(5), v(6)), TMax: v(7)}
 		tame := func(xs ...float32) bool {
